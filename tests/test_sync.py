@@ -1,0 +1,39 @@
+"""The package must be exactly what the notebooks export, and the notebooks must be clean.
+
+Both checks run nbdev on a copy of the repository, so they never modify the working tree and do not
+depend on git state: export the copied notebooks and compare every module; clean the copied notebooks
+and compare every notebook byte for byte.
+"""
+import filecmp, shutil, subprocess, sys
+from pathlib import Path
+from conftest import ROOT
+
+BIN = Path(sys.executable).parent
+
+
+def _copy_project(dst: Path) -> Path:
+    shutil.copy(ROOT / "settings.ini", dst / "settings.ini")
+    shutil.copy(ROOT / "pyproject.toml", dst / "pyproject.toml")
+    shutil.copytree(ROOT / "nbs", dst / "nbs", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_*"))
+    shutil.copytree(ROOT / "reveal_nb", dst / "reveal_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run(["git", "init", "-q"], cwd=dst, check=True)
+    return dst
+
+
+def _differing(a: Path, b: Path, pattern: str) -> list[str]:
+    names = sorted({p.relative_to(a).as_posix() for p in a.rglob(pattern)} | {p.relative_to(b).as_posix() for p in b.rglob(pattern)})
+    return [n for n in names if not ((a / n).exists() and (b / n).exists() and filecmp.cmp(a / n, b / n, shallow=False))]
+
+
+def test_package_matches_notebooks(tmp_path):
+    proj = _copy_project(tmp_path)
+    subprocess.run([str(BIN / "nbdev_export")], cwd=proj, check=True, capture_output=True)
+    stale = _differing(ROOT / "reveal_nb", proj / "reveal_nb", "*.py")
+    assert not stale, f"reveal_nb/ differs from what the notebooks export: {stale}. Run nbdev_export and commit both."
+
+
+def test_notebooks_are_clean(tmp_path):
+    proj = _copy_project(tmp_path)
+    subprocess.run([str(BIN / "nbdev_clean"), "--fname", "nbs"], cwd=proj, check=True, capture_output=True)
+    dirty = _differing(ROOT / "nbs", proj / "nbs", "*.ipynb")
+    assert not dirty, f"notebooks not clean (outputs/metadata left in): {dirty}. Run nbdev_clean and commit."
