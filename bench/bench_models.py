@@ -1,0 +1,84 @@
+"""Model benchmarks for the default CPU backends: prints a Markdown table.
+
+    make bench            # or: .venv/bin/python bench/bench_models.py [--repeats 3] [--new-tokens 64]
+
+Measures: bundled-model load time (cold = dequantize the GGUF into an empty cache; cached = reload the
+safetensors copy), generation throughput single and batched (batch 8), the cost of JSON-schema
+(xgrammar-constrained) decoding against free generation, and text-embedding throughput.
+Numbers depend on the machine and on what else runs on it; run it on an idle machine.
+"""
+import argparse, os, statistics, sys, tempfile, time
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from reveal_nb.core import RevealConfig, with_overrides
+from reveal_nb.models import ChatRequest, TransformersBackend, resolve_model_path
+from reveal_nb.encoders import TextEncoder
+
+TOPICS = ["a kitchen", "a garden", "a railway station", "a library", "a market", "a beach", "a workshop", "a museum"]
+FREE = "Describe {} in detail, as a long paragraph."
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["events"],
+          "properties": {"events": {"type": "array", "minItems": 1, "maxItems": 8,
+                                    "items": {"type": "string", "maxLength": 80}}}}
+STRUCTURED = "List the things that happen in {}, as JSON: {{\"events\": [...]}}."
+
+
+def timed(fn, repeats):
+    "Median wall time of `fn()` over `repeats` runs, and the last result."
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter(); out = fn(); times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def tokens_per_second(llm, prompts, schema, new_tokens, repeats):
+    reqs = [ChatRequest([{"role": "user", "content": p}], "other", schema, max_new_tokens=new_tokens) for p in prompts]
+    dt, res = timed(lambda: llm.chat_batch(reqs), repeats)
+    toks = sum(r.completion_tokens for r in res)
+    return toks / dt, toks / len(res), dt
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--new-tokens", type=int, default=64)
+    ap.add_argument("--sentences", type=int, default=1000)
+    a = ap.parse_args(argv)
+    rows = []
+
+    with tempfile.TemporaryDirectory() as d:
+        cold_cfg = with_overrides(RevealConfig(), {"cache_dir": d})
+        t0 = time.perf_counter(); path = resolve_model_path(cold_cfg.llm_model, cold_cfg); cold = time.perf_counter() - t0
+        t0 = time.perf_counter(); TransformersBackend(cold_cfg); first_backend = time.perf_counter() - t0
+    rows.append(("load", "dequantize GGUF into an empty cache", f"{cold:.1f} s"))
+    cfg = RevealConfig()
+    resolve_model_path(cfg.llm_model, cfg)
+    load_t, llm = timed(lambda: TransformersBackend(cfg), a.repeats)
+    rows.append(("load", "backend from the cached safetensors copy (incl. GGUF hash check)", f"{load_t:.2f} s"))
+    rows.append(("load", "model weights alone from the cached copy", f"{llm.load_seconds:.2f} s"))
+
+    n = a.new_tokens
+    for label, prompts in (("single", TOPICS[:1]), ("batch 8", TOPICS)):
+        tps, per, dt = tokens_per_second(llm, [FREE.format(t) for t in prompts], None, n, a.repeats)
+        rows.append(("generate", f"free text, {label} (≤{n} new tokens each)", f"{tps:.1f} tok/s ({per:.0f} tok/req, {dt:.2f} s)"))
+    for label, prompts in (("single", TOPICS[:1]), ("batch 8", TOPICS)):
+        free_tps, _, _ = tokens_per_second(llm, [STRUCTURED.format(t) for t in prompts], None, n, a.repeats)
+        tps, per, dt = tokens_per_second(llm, [STRUCTURED.format(t) for t in prompts], SCHEMA, n, a.repeats)
+        rows.append(("structured", f"JSON schema (xgrammar), {label}", f"{tps:.1f} tok/s ({per:.0f} tok/req, {dt:.2f} s)"))
+        rows.append(("structured", f"same prompts without the schema, {label}", f"{free_tps:.1f} tok/s; schema costs {100 * (free_tps / tps - 1):+.0f}% per token"))
+
+    enc = TextEncoder()
+    sentences = [f"At minute {i % 60} the person in {TOPICS[i % 8]} picks up object number {i} and moves it to the left shelf."
+                 for i in range(a.sentences)]
+    enc.encode(sentences[:64])
+    dt, E = timed(lambda: enc.encode(sentences), a.repeats)
+    rows.append(("embed", f"all-MiniLM-L6-v2, {a.sentences} sentences, batch {enc.batch_size}", f"{len(sentences) / dt:.0f} sentences/s ({E.shape[1]}-d)"))
+
+    import torch
+    print(f"\ntorch {torch.__version__}, {torch.get_num_threads()} threads, model {path.name}\n")
+    print("| stage | what | result |\n|---|---|---|")
+    for r in rows: print(f"| {r[0]} | {r[1]} | {r[2]} |")
+
+
+if __name__ == "__main__":
+    main()
