@@ -37,3 +37,13 @@ def test_notebooks_are_clean(tmp_path):
     subprocess.run([str(BIN / "nbdev_clean"), "--fname", "nbs"], cwd=proj, check=True, capture_output=True)
     dirty = _differing(ROOT / "nbs", proj / "nbs", "*.ipynb")
     assert not dirty, f"notebooks not clean (outputs/metadata left in): {dirty}. Run nbdev_clean and commit."
+
+
+def test_clean_keeps_papermill_parameters_tag(tmp_path):
+    import json, nbformat
+    proj = _copy_project(tmp_path)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("tau = 0.7", metadata={"tags": ["parameters"], "collapsed": True})])
+    nbformat.write(nb, proj / "nbs" / "zz_report.ipynb")
+    subprocess.run([str(BIN / "nbdev_clean"), "--fname", "nbs/zz_report.ipynb"], cwd=proj, check=True, capture_output=True)
+    meta = json.loads((proj / "nbs" / "zz_report.ipynb").read_text())["cells"][0]["metadata"]
+    assert meta == {"tags": ["parameters"]}
