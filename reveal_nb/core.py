@@ -11,7 +11,7 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters', 'config_to_dict',
            'config_from_dict', 'config_fingerprint', 'describe_config', 'atomic_write_bytes', 'atomic_write_text',
-           'atomic_write_json', 'cache_root']
+           'atomic_write_json', 'sha256_file', 'mmss', 'read_jsonl_records', 'cache_root']
 
 # %% ../nbs/00_core.ipynb #2f239039
 class RevealInputError(ValueError):
@@ -193,6 +193,28 @@ def atomic_write_text(path, text: str) -> Path:
 def atomic_write_json(path, obj, indent=2) -> Path:
     "Write `obj` as JSON to `path` atomically."
     return atomic_write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False) + "\n")
+
+# %% ../nbs/00_core.ipynb #56cd2b8a
+def sha256_file(path, chunk: int = 1 << 22) -> str:
+    "Hex SHA-256 of a file's content, read in chunks."
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for b in iter(lambda: fh.read(chunk), b""): h.update(b)
+    return h.hexdigest()
+
+def mmss(t: float) -> str:
+    "Seconds as mm:ss (minutes may exceed 59)."
+    return f"{int(t // 60):02d}:{int(t % 60):02d}"
+
+def read_jsonl_records(path, key: str = "id") -> dict:
+    "{record[key]: record} from a JSONL file, skipping lines that do not parse (a cut-off last line)."
+    out = {}
+    if Path(path).exists():
+        for line in Path(path).read_text().splitlines():
+            try: rec = json.loads(line)
+            except json.JSONDecodeError: continue
+            out[rec[key]] = rec
+    return out
 
 # %% ../nbs/00_core.ipynb #78b7d932
 def cache_root(cfg: RevealConfig | None = None) -> Path:
