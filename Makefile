@@ -83,6 +83,7 @@ test-fast: env
 ## Benchmarks (print tables; never part of the tests).
 bench: env
 	$(BIN)/python bench/bench_models.py
+	$(BIN)/python bench/bench_memory.py
 
 clean-env:
 	rm -rf $(VENV) $(CLIP_VENV) $(VLLM_VENV)
