@@ -81,8 +81,8 @@ def _append(path: Path, records):
         for r in records: fh.write(json.dumps(r) + "\n")
         fh.flush(); os.fsync(fh.fileno())
 
-# %% ../nbs/07_memory.ipynb #ec34414c
-def _caption(d, video, segs, cfg, narration, subtitles, llm, progress):
+# %% ../nbs/07_memory.ipynb #233a73fa
+def _caption(d, video, segs, cfg, narration, subtitles, get_llm, progress):
     from tqdm.auto import tqdm
     path, done = d / "captions.jsonl", read_jsonl_records(d / "captions.jsonl")
     todo = [(i, s) for i, s in enumerate(segs) if f"L1-{i:05d}" not in done]
@@ -97,12 +97,12 @@ def _caption(d, video, segs, cfg, narration, subtitles, llm, progress):
                 said = " ".join(l["text"] for l in lines_in_span(subtitles, s.start, s.end))
                 prompt = CAPTION_PROMPT.substitute(start=mmss(s.start), end=mmss(s.end), subs=f'; what is said: "{said}"' if said else "")
                 reqs.append(ChatRequest([{"role": "user", "content": prompt}], "captioner", images=list(frames), max_new_tokens=160))
-            _append(path, [dict(id=f"L1-{i:05d}", text=r.text) for (i, _), r in zip(chunk, llm.chat_batch(reqs))])
+            _append(path, [dict(id=f"L1-{i:05d}", text=r.text) for (i, _), r in zip(chunk, get_llm().chat_batch(reqs))])
     done = read_jsonl_records(path)
     return [done[f"L1-{i:05d}"]["text"] for i in range(len(segs))]
 
-# %% ../nbs/07_memory.ipynb #6ee7e0d0
-def _summarise(d, level, children, fanin, words, prompt, llm, cfg, progress):
+# %% ../nbs/07_memory.ipynb #d65a6a8a
+def _summarise(d, level, children, fanin, words, prompt, get_llm, cfg, progress):
     "Parents of `children` ([{id, start, end, text}]) at `level`, `fanin` at a time; checkpointed."
     from tqdm.auto import tqdm
     from reveal_nb.models import ChatRequest
@@ -116,7 +116,7 @@ def _summarise(d, level, children, fanin, words, prompt, llm, cfg, progress):
         reqs = [ChatRequest([{"role": "user", "content": prompt.substitute(
                     moments="\n".join(f"[{mmss(c['start'])}-{mmss(c['end'])}] {c['text']}" for c in g if c["text"]) or "(nothing recorded)",
                     words=words)}], "summarizer", max_new_tokens=int(words * 1.6) + 16) for _, g in chunk]
-        _append(path, [dict(id=p["id"], text=r.text) for (p, _), r in zip(chunk, llm.chat_batch(reqs))])
+        _append(path, [dict(id=p["id"], text=r.text) for (p, _), r in zip(chunk, get_llm().chat_batch(reqs))])
     done = read_jsonl_records(path)
     return [p | dict(text=done[p["id"]]["text"]) for p in parents]
 
@@ -131,7 +131,7 @@ def make_index(vectors: np.ndarray, flat_max: int = 1_000_000):
     if len(v): index.add(v)
     return index
 
-# %% ../nbs/07_memory.ipynb #ead65710
+# %% ../nbs/07_memory.ipynb #967809e4
 def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=None, text_encoder=None, visual_encoder=None,
                  root=None, progress: bool = True) -> "OfflineMemory":
     "Build (or load, or resume) the offline memory of `video`; returns it loaded."
@@ -150,19 +150,24 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
     segs = segment_video(scan, cfg)
     narration = load_text_track(captions, duration=scan.info.duration) if captions else []
     subs = load_text_track(subtitles, duration=scan.info.duration) if subtitles else []
-    lazy = {}
-    get_llm = lambda: lazy.setdefault("llm", llm or __import__("reveal_nb.models", fromlist=["make_llm"]).make_llm(cfg))
-    texts = _caption(d, video, segs, cfg, narration, subs, get_llm() if cfg.captioner == "vlm" else None, progress)
+    lazy = {"llm": llm}
+    def get_llm():
+        "The chat model, loaded on first need only (a resumed build with every summary done loads none)."
+        if lazy["llm"] is None:
+            from reveal_nb.models import make_llm
+            lazy["llm"] = make_llm(cfg)
+        return lazy["llm"]
+    texts = _caption(d, video, segs, cfg, narration, subs, get_llm, progress)
     timings["caption"] = time.time() - t0; t0 = time.time()
     l1 = [dict(id=f"L1-{i:05d}", level=1, start=s.start, end=s.end, text=t, first_frame=s.first, last_frame=s.last) for i, (s, t) in enumerate(zip(segs, texts))]
     with_text = [x for x in l1 if x["text"]]
-    l2 = _summarise(d, 2, with_text, cfg.l2_fanin, cfg.l2_words, L2_PROMPT, get_llm(), cfg, progress) if with_text else []
-    l3 = _summarise(d, 3, l2, cfg.l3_fanin, cfg.l3_words, L3_PROMPT, get_llm(), cfg, progress) if l2 else []
+    l2 = _summarise(d, 2, with_text, cfg.l2_fanin, cfg.l2_words, L2_PROMPT, get_llm, cfg, progress) if with_text else []
+    l3 = _summarise(d, 3, l2, cfg.l3_fanin, cfg.l3_words, L3_PROMPT, get_llm, cfg, progress) if l2 else []
     timings["summarise"] = time.time() - t0; t0 = time.time()
     return _index_and_finish(d, video, cfg, captions, subtitles, scan, segs, l1, l2, l3, text_encoder or make_text_encoder(cfg),
                              visual_encoder, lazy.get("llm"), timings, t0)
 
-# %% ../nbs/07_memory.ipynb #f885e807
+# %% ../nbs/07_memory.ipynb #8d82e889
 def _keyframes(scan, segs):
     "Index (into the kept frames) of each segment's frame nearest its middle; -1 if it has none."
     kt = scan.kept_times
@@ -185,7 +190,7 @@ def _index_and_finish(d, video, cfg, captions, subtitles, scan, segs, l1, l2, l3
                 captions=str(captions) if captions else None, subtitles=str(subtitles) if subtitles else None,
                 config={k: config_to_dict(cfg)[k] for k in MEMORY_KEYS}, text_encoder=text_enc.fingerprint,
                 visual_encoder=vis_enc.fingerprint, visual_channel=bool(getattr(vis_enc, "joint", False)),
-                llm=getattr(llm, "model_name", None), duration=scan.info.duration,
+                llm=getattr(llm, "model_name", cfg.llm_model), duration=scan.info.duration,
                 frames=dict(sampled=len(scan.times), kept=int(scan.kept.sum()), dropped=scan.drop_summary()),
                 segments=segment_stats(segs), counts={"L1": len(l1), "L2": len(l2), "L3": len(l3)},
                 timings={k: round(v, 3) for k, v in timings.items()})
