@@ -57,7 +57,7 @@ def demo_question(item, mem, llm, enc, cfg) -> dict:
     q_schema, a_schema = _demo_schemas(cfg, item.options)
     msgs = DEMO_PLANNER_EXAMPLE + [{"role": "user", "content": DEMO_PLANNER_PROMPT.substitute(question=item.question, options=_fmt_options(item.options))}]
     queries = llm.chat(msgs, role="planner", system=DEMO_PLANNER_SYSTEM, schema=q_schema, max_new_tokens=160).parsed["queries"]
-    hits = mem.search_text(enc.encode(queries), k={1: cfg.top_k_l1, 2: cfg.top_k_l2, 3: cfg.top_k_l3})
+    hits = mem.search_text(enc.encode(queries), cfg)
     best = {}
     for q, hs in zip(queries, hits):
         for h in hs:

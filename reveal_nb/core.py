@@ -81,6 +81,14 @@ class RevealConfig:
     # --- the retrieve-verify-answer loop (§3.3, appendix B.3, B.5) ---
     max_rounds: int = _f(3, "K: the most retrieval rounds per question", lo=1, hi=50)
     tau: float = _f(0.7, "τ: evidence is sufficient when ρ = max over options of the weighted criterion score reaches τ", lo=0, hi=1)
+    variant: str = _f("reveal", "the method: 'reveal' (full), 'no_rubric' (yes/no verifier), 'onmem', 'offmem', 'iter', 'm_base' (the ablation ladder of Table 2) or 'direct' (no retrieval)", choices=("reveal", "no_rubric", "onmem", "offmem", "iter", "m_base", "direct"))
+    rubric_pool: str = _f("", "rubric pool YAML file (empty = the hand-written starter pool shipped with the package)")
+    max_selected_criteria: int = _f(4, "most criteria verifier call 1 may select for one question", lo=1, hi=64)
+    rerank_criterion_weight: float = _f(0.5, "rubric rerank: weight of a candidate's similarity to the selected criteria, added to its query similarity", lo=0, hi=10)
+    verifier_reading: str = _f("auto", "how criterion scores z are read: 'generate' (JSON scores, as in the paper), 'expected' (expected score under the score labels' likelihoods), 'option_likelihood' (rubric-conditioned option-text likelihood gain); 'auto' = option_likelihood where the backend scores likelihoods, else generate", choices=("auto", "generate", "expected", "option_likelihood"))
+    answer_reading: str = _f("auto", "how the answerer picks an option: 'generate' (a constrained letter) or 'option_likelihood' (option-text likelihood after the evidence minus without it); 'auto' = option_likelihood where the backend scores likelihoods, else generate", choices=("auto", "generate", "option_likelihood"))
+    question_batch: int = _f(32, "open questions whose loop steps share one batched model call per step (1 = strictly one question at a time)", lo=1, hi=100000)
+    direct_max_items: int = _f(64, "direct baseline with a text-only model: L1 narratives taken uniformly over the whole video (the text stand-in for the frame cap)", lo=1, hi=100000)
     # --- frames given to the answerer (appendix B.1, B.2) ---
     short_video_seconds: float = _f(600.0, "videos at most this long get uniform frames over their whole length; longer ones get frames inside the retrieved spans", lo=0, hi=1e6)
     answer_fps: float = _f(1.0, "frame rate of the frames given to a vision-capable answerer", lo=0.01, hi=30)

@@ -229,9 +229,10 @@ class OfflineMemory:
         return np.stack([self._mats[self._rows[i][0]][self._rows[i][1]] for i in ids]) if ids else np.zeros((0, self._mats[1].shape[1]), np.float32)
 
 # %% ../nbs/07_memory.ipynb #f3fee033
-def search_text(self: OfflineMemory, query_vectors, k: dict | None = None) -> list[list[dict]]:
-    "Per query: the top k[level] items of each level by cosine ({1: 8, 2: 4, 3: 2} by default)."
-    k = k or {1: 8, 2: 4, 3: 2}
+def search_text(self: OfflineMemory, query_vectors, cfg: RevealConfig | None = None, levels=(1, 2, 3)) -> list[list[dict]]:
+    "Per query: the top cfg.top_k_l1 / top_k_l2 / top_k_l3 items of each of `levels` by cosine."
+    cfg = cfg or RevealConfig()
+    k = {l: (cfg.top_k_l1, cfg.top_k_l2, cfg.top_k_l3)[l - 1] for l in levels}
     Q = np.ascontiguousarray(np.atleast_2d(query_vectors), np.float32)
     out = [[] for _ in range(len(Q))]
     for lvl, kk in k.items():

@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_online.ipynb #4b31b95d
 from __future__ import annotations
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
 import numpy as np
 from .core import RevealConfig, RevealInputError, mmss
 
@@ -24,6 +24,7 @@ class Evidence:
     source: str      # the query that found it, or "uniform sampling" / "visual: <query>"
     round: int
     score: float = 0.0
+    found_by: list = field(default_factory=list)  # every query of the round whose results contained it
 
 # %% ../nbs/08_online.ipynb #787cd197
 class OnlineMemory:
@@ -51,7 +52,8 @@ def admit(self: OnlineMemory, candidates: list[dict], vectors: np.ndarray, round
         sim = float((self.vectors @ v).max()) if len(self.vectors) else -1.0
         if sim > self.cfg.dedup_cosine:
             self.rejected.append(dict(id=c["id"], round=round, reason=f"near-duplicate (cosine {sim:.3f})")); continue
-        e = Evidence(c["id"], c["text"], c["level"], c["start"], c["end"], c.get("query", ""), round, float(c.get("score", 0.0)))
+        e = Evidence(c["id"], c["text"], c["level"], c["start"], c["end"], c.get("query", ""), round, float(c.get("score", 0.0)),
+                     list(c.get("found_by") or [c.get("query", "")]))
         self.evidence.append(e); self.vectors = np.vstack([self.vectors, v[None]]); added.append(e)
     return added
 
@@ -60,9 +62,9 @@ OnlineMemory.admit = admit
 # %% ../nbs/08_online.ipynb #d9d73fa7
 def record_attempts(self: OnlineMemory, queries: list[str], admitted: list[Evidence]):
     "Add the queries to the history with, for each, whether it contributed new evidence."
-    sources = {e.source for e in admitted}
+    credited = {q for e in admitted for q in (e.found_by or [e.source])}
     for q in queries:
-        self.history.append(q); self.new_evidence.append(q in sources)
+        self.history.append(q); self.new_evidence.append(q in credited)
 
 def set_missing(self: OnlineMemory, analysis: str): self.missing = analysis.strip()
 
