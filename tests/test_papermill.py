@@ -6,7 +6,7 @@ import papermill as pm
 
 def test_papermill_parameters_override_config(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("tau = 0.7\nmax_rounds = 3", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("tau = 0.7\nmax_rounds = 3\nvariant = 'reveal'", metadata={"tags": ["parameters"]}),
         nbformat.v4.new_code_cell("import json\nfrom reveal_nb.core import config_from_parameters, config_to_dict\n"
                                   "cfg = config_from_parameters(globals())\n"
                                   f"open({str(tmp_path / 'cfg.json')!r}, 'w').write(json.dumps(config_to_dict(cfg)))"),
@@ -14,7 +14,7 @@ def test_papermill_parameters_override_config(tmp_path):
     nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "python3"}
     src = tmp_path / "report.ipynb"
     nbformat.write(nb, src)
-    pm.execute_notebook(str(src), str(tmp_path / "out.ipynb"), parameters={"tau": 0.85, "max_rounds": 5},
+    pm.execute_notebook(str(src), str(tmp_path / "out.ipynb"), parameters={"tau": 0.85, "max_rounds": 5, "variant": "m_base"},
                         kernel_name="python3", progress_bar=False)
     cfg = json.loads((tmp_path / "cfg.json").read_text())
-    assert (cfg["tau"], cfg["max_rounds"], cfg["theta"]) == (0.85, 5, 0.8)
+    assert (cfg["tau"], cfg["max_rounds"], cfg["theta"], cfg["variant"]) == (0.85, 5, 0.8, "m_base")

@@ -1,0 +1,62 @@
+"""Speed of the REVEAL loop on the bundled model: prints a Markdown table.
+
+    .venv/bin/python bench/bench_loop.py [--size mini] [--limit 18] [--variant reveal]
+
+Runs the same reveal-synth test questions twice with the same memories (built first, not timed): once
+with every loop step batched over all open questions (question_batch = all), once strictly one question
+at a time (question_batch = 1). Reports questions per hour, LLM calls and rounds per question, and the
+generation throughput of the loop's calls next to the backend's raw batch-8 generation.
+Run it on an idle machine: another process using the cores changes every number.
+"""
+import argparse, os, sys, tempfile, time
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+import numpy as np
+from reveal_nb.core import RevealConfig, with_overrides
+from reveal_nb.models import ChatRequest, make_llm, usage_totals
+from reveal_nb.encoders import make_text_encoder
+from reveal_nb.synth import generate
+from reveal_nb.benchmarks import load_reveal_synth
+from reveal_nb.memory import build_memory
+from reveal_nb.loop import memory_config
+from reveal_nb.traces import run_variant, summarize
+
+
+def raw_batch8(llm, new_tokens=64):
+    reqs = [ChatRequest([{"role": "user", "content": f"Describe {t} in detail."}], "other", max_new_tokens=new_tokens)
+            for t in ("a kitchen", "a garden", "a station", "a library", "a market", "a beach", "a workshop", "a museum")]
+    t0 = time.perf_counter(); res = llm.chat_batch(reqs); dt = time.perf_counter() - t0
+    return sum(r.completion_tokens for r in res) / dt
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", default="mini"); ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--variant", default="reveal"); ap.add_argument("--data", default="data/reveal-synth-mini")
+    a = ap.parse_args(argv)
+    cfg = with_overrides(RevealConfig(), {"variant": a.variant})
+    generate(a.data, a.size, cfg, progress=False)
+    items = load_reveal_synth(a.data, "test")
+    items = items[:a.limit] if a.limit else items
+    llm, enc = make_llm(cfg), make_text_encoder(cfg)
+    for it in items: build_memory(it.video_path, memory_config(cfg), captions=it.captions_path, subtitles=it.subtitles_path, llm=llm, text_encoder=enc, progress=False)
+    raw = raw_batch8(llm)
+    rows = []
+    for label, qb in (("batched (all open questions per step)", len(items)), ("sequential (one question at a time)", 1)):
+        c = with_overrides(cfg, {"question_batch": qb})
+        with tempfile.TemporaryDirectory() as d:
+            t0 = time.perf_counter(); traces = run_variant(items, c, d, llm=llm, enc=enc, progress=False); dt = time.perf_counter() - t0
+        s, u = summarize(traces), usage_totals([x for t in traces for x in t["calls"]])
+        gen = sum(v["completion_tokens"] for v in u.values())
+        rows.append((label, len(items) / dt * 3600, dt, sum(s["calls_per_question"].values()), s["mean_rounds"], gen / dt, s["accuracy"]))
+    import torch
+    print(f"\n{len(items)} reveal-synth {a.size} test questions, variant {a.variant}, {llm.model_name}, torch {torch.get_num_threads()} threads; "
+          f"raw batch-8 generation {raw:.1f} tok/s\n")
+    print("| loop | questions/hour | seconds | LLM calls/question | rounds/question | generated tok/s (loop) | accuracy |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows: print(f"| {r[0]} | {r[1]:.0f} | {r[2]:.0f} | {r[3]:.2f} | {r[4]:.2f} | {r[5]:.1f} | {r[6]:.3f} |")
+    print(f"\nbatched / sequential: {rows[0][1] / rows[1][1]:.2f}x questions per hour")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
