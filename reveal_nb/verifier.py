@@ -144,7 +144,7 @@ def unknown_options(scores: dict, pool: RubricPool, names, tau: float) -> list:
     low = (1 - tau) / max(1, len(scores) - 1)
     return [o for o, r in rho_o.items() if low + 1e-9 < r < tau - 1e-9]
 
-# %% ../nbs/11_verifier.ipynb #0abca719
+# %% ../nbs/11_verifier.ipynb #b96d68a9
 def resolve_reading(setting: str, llm) -> str:
     "'auto' -> 'option_likelihood' on backends that score likelihoods, else 'generate'."
     if setting != "auto": return setting
@@ -152,7 +152,7 @@ def resolve_reading(setting: str, llm) -> str:
 
 def call_record(r) -> dict:
     "The usage of one chat or score result, as a trace stores it."
-    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", prompt_tokens=r.prompt_tokens,
+    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
                 completion_tokens=getattr(r, "completion_tokens", 0), latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True))
 
 def _take(flat, sizes):
