@@ -9,7 +9,7 @@ CLI = [str(Path(sys.executable).parent / "reveal-nb")]
 @pytest.mark.slow
 def test_demo_then_trace_show(tmp_path):
     run = subprocess.run(CLI + ["demo", "--size", "tiny", "--limit", "2", "--variants", "reveal,no_rubric", "--data", str(tmp_path / "synth"),
-                                "--out", str(tmp_path / "run"), "--set", f"memory_dir={tmp_path / 'memory'}"], capture_output=True, text=True)
+                                "--out", str(tmp_path / "run")], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     print(run.stdout)
     assert "reveal" in run.stdout and "no_rubric" in run.stdout and "chance" in run.stdout
