@@ -4,15 +4,17 @@
 
 Measures: bundled-model load time (cold = dequantize the GGUF into an empty cache; cached = reload the
 safetensors copy), generation throughput single and batched (batch 8), the cost of JSON-schema
-(xgrammar-constrained) decoding against free generation, and text-embedding throughput.
-Numbers depend on the machine and on what else runs on it; run it on an idle machine.
+(xgrammar-constrained) decoding against free generation, continuation scoring (prompt run once vs a
+full pass per candidate), and text-embedding throughput.
+Numbers depend on the machine and on what else runs on it; run it on an idle machine. Runs that are
+compared (free vs schema, fast vs naive scoring) alternate, so background load hits both alike.
 """
 import argparse, os, statistics, sys, tempfile, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest, TransformersBackend, resolve_model_path
+from reveal_nb.models import ChatRequest, ScoreRequest, TransformersBackend, resolve_model_path
 from reveal_nb.encoders import TextEncoder
 
 TOPICS = ["a kitchen", "a garden", "a railway station", "a library", "a market", "a beach", "a workshop", "a museum"]
@@ -38,6 +40,26 @@ def tokens_per_second(llm, prompts, schema, new_tokens, repeats):
     return toks / dt, toks / len(res), dt
 
 
+def interleaved(fns, repeats):
+    "Run each of `fns` once per repeat, alternating; per fn: median time and last result."
+    times, outs = [[] for _ in fns], [None] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter(); outs[i] = fn(); times[i].append(time.perf_counter() - t0)
+    return [(statistics.median(t), o) for t, o in zip(times, outs)]
+
+
+def naive_score(llm, req):
+    "Reference: one full forward pass over prompt + candidate per candidate."
+    import torch
+    p, out = llm._prompt_ids(req.messages), []
+    for c in req.continuations:
+        ids = llm.tokenizer(c, add_special_tokens=False)["input_ids"]
+        with torch.inference_mode(): lp = llm.model(input_ids=torch.tensor([p + ids])).logits[0].float().log_softmax(-1)
+        out.append(sum(lp[len(p) - 1 + k, t].item() for k, t in enumerate(ids)))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
@@ -61,11 +83,29 @@ def main(argv=None):
     for label, prompts in (("single", TOPICS[:1]), ("batch 8", TOPICS)):
         tps, per, dt = tokens_per_second(llm, [FREE.format(t) for t in prompts], None, n, a.repeats)
         rows.append(("generate", f"free text, {label} (≤{n} new tokens each)", f"{tps:.1f} tok/s ({per:.0f} tok/req, {dt:.2f} s)"))
+    no_retry = with_overrides(cfg, {"structured_retries": 0})
+    def first_attempt(reqs):
+        llm.cfg = no_retry
+        try: return llm.chat_batch(reqs, strict=False)
+        finally: llm.cfg = cfg
     for label, prompts in (("single", TOPICS[:1]), ("batch 8", TOPICS)):
-        free_tps, _, _ = tokens_per_second(llm, [STRUCTURED.format(t) for t in prompts], None, n, a.repeats)
-        tps, per, dt = tokens_per_second(llm, [STRUCTURED.format(t) for t in prompts], SCHEMA, n, a.repeats)
-        rows.append(("structured", f"JSON schema (xgrammar), {label}", f"{tps:.1f} tok/s ({per:.0f} tok/req, {dt:.2f} s)"))
+        free, schema = ([ChatRequest([{"role": "user", "content": STRUCTURED.format(t)}], "other", sch, max_new_tokens=n) for t in prompts]
+                        for sch in (None, SCHEMA))
+        runs = interleaved([lambda: llm.chat_batch(free), lambda: llm.chat_batch(schema), lambda: first_attempt(schema)], a.repeats)
+        (free_tps, _), (tps, sres), (tps1, res1) = [(sum(r.completion_tokens for r in res) / dt, res) for dt, res in runs]
+        per, retries = sum(r.completion_tokens for r in sres) / len(sres), sum(r.attempts - 1 for r in sres)
+        rows.append(("structured", f"JSON schema (xgrammar), {label}", f"{tps:.1f} tok/s ({per:.0f} tok/req incl. {retries} retries, {runs[1][0]:.2f} s)"))
         rows.append(("structured", f"same prompts without the schema, {label}", f"{free_tps:.1f} tok/s; schema costs {100 * (free_tps / tps - 1):+.0f}% per token"))
+        rows.append(("structured", f"JSON schema, first attempt only (no retries), {label}",
+                     f"{tps1:.1f} tok/s ({sum(not r.ok for r in res1)} cut off by the cap); {100 * (free_tps / tps1 - 1):+.0f}% per token"))
+
+    evidence = " ".join(f"At minute {i} the person in {TOPICS[i % 8]} picks up object number {i} and moves it to the left shelf." for i in range(40))
+    options = ["They moved the objects to the left shelf.", "They painted the wall.", "Nothing happened.", "They left the building."]
+    sreq = ScoreRequest([{"role": "user", "content": evidence + "\nWhat did the person do?"}], options, "answerer")
+    (fast_t, [res]), (naive_t, ref) = interleaved([lambda: llm.score_batch([sreq]), lambda: naive_score(llm, sreq)], a.repeats)
+    diff = max(abs(x - y) for x, y in zip(res.logprobs, ref))
+    rows.append(("score", f"{len(options)} candidates after a {res.prompt_tokens}-token prompt: prompt once + candidates on its cache / "
+                          "full pass per candidate", f"{fast_t:.2f} s / {naive_t:.2f} s (max difference {diff:.1e})"))
 
     enc = TextEncoder()
     sentences = [f"At minute {i % 60} the person in {TOPICS[i % 8]} picks up object number {i} and moves it to the left shelf."

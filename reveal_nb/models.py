@@ -13,9 +13,10 @@ from .core import RevealConfig, RevealInputError, cache_root, sha256_file
 
 # %% auto #0
 __all__ = ['ROLES', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'ChatRequest', 'ChatResult', 'usage_totals', 'UsageLedger',
-           'StructuredOutputError', 'parse_structured', 'ChatBackend', 'chat_batch', 'chat', 'ScriptedBackend',
-           'bundled_gguf_path', 'dequantized_model_dir', 'resolve_model_path', 'TransformersBackend', 'tiny_random_vlm',
-           'openai_messages', 'VLLMBackend', 'ModelServerError', 'OpenAIBackend', 'make_llm']
+           'StructuredOutputError', 'parse_structured', 'ChatBackend', 'chat_batch', 'chat', 'ScoreRequest',
+           'ScoreResult', 'score_batch', 'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir',
+           'resolve_model_path', 'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages',
+           'VLLMBackend', 'ModelServerError', 'OpenAIBackend', 'make_llm']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
 ROLES = ("planner", "verifier", "answerer", "summarizer", "captioner", "teacher", "proposer", "other")
@@ -151,12 +152,53 @@ def chat(self: ChatBackend, messages, role="other", schema=None, system=None, ma
 
 ChatBackend.chat = chat
 
+# %% ../nbs/01_models.ipynb #83bfb45a
+@dataclass
+class ScoreRequest:
+    "Score candidate continuations of a chat prompt: each is read as the start of the assistant's reply."
+    messages: list            # chat messages, as in ChatRequest
+    continuations: list       # list[str], at least one, each non-empty
+    role: str = "other"       # accounting tag, one of ROLES
+
+    def __post_init__(self):
+        if self.role not in ROLES: raise RevealInputError("ScoreRequest", "role", f"{self.role!r} is not one of {ROLES}")
+        if not self.messages: raise RevealInputError("ScoreRequest", "messages", "empty")
+        if not isinstance(self.continuations, (list, tuple)) or not self.continuations:
+            raise RevealInputError("ScoreRequest", "continuations", "needs at least one candidate string")
+        if not all(isinstance(c, str) and c for c in self.continuations):
+            raise RevealInputError("ScoreRequest", "continuations", f"every candidate must be a non-empty string: {self.continuations!r}")
+
+@dataclass
+class ScoreResult:
+    "What a backend returns for one `ScoreRequest`."
+    logprobs: list            # per continuation: sum of its tokens' log-probabilities (natural log) after the prompt
+    n_tokens: list            # per continuation: its number of tokens
+    role: str
+    prompt_tokens: int = 0    # the prompt's tokens (the ledger records prompt + continuation tokens)
+    latency_s: float = 0.0
+    backend: str = ""
+    model: str = ""
+
+# %% ../nbs/01_models.ipynb #a65c7fa3
+ChatBackend.supports_scoring = False
+
+def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreResult]:
+    "Log-likelihood of each request's continuations after its prompt; every request is recorded in the ledger."
+    if not self.supports_scoring:
+        raise NotImplementedError(f"the {self.name} backend cannot score continuations: scoring needs an in-process transformers model")
+    results = self._score(list(requests))
+    for r in results: self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens), latency_s=r.latency_s))
+    return results
+
+ChatBackend.score_batch = score_batch
+
 # %% ../nbs/01_models.ipynb #52ee07ef
 class ScriptedBackend(ChatBackend):
-    "TEST DOUBLE for unit tests of control logic: replies with pre-written texts in order."
+    "TEST DOUBLE for unit tests of control logic: replies with pre-written texts in order; scores with `score_fn` if given."
     name = "scripted"
-    def __init__(self, replies, cfg=None):
-        super().__init__(cfg); self.replies, self.seen = list(replies), []
+    def __init__(self, replies=(), cfg=None, score_fn=None):
+        super().__init__(cfg); self.replies, self.seen, self.score_fn = list(replies), [], score_fn
+        self.supports_scoring = score_fn is not None
 
     def _generate(self, requests, temperature, seed):
         out = []
@@ -164,6 +206,15 @@ class ScriptedBackend(ChatBackend):
             self.seen.append((r, temperature, seed))
             text = self.replies.pop(0)
             out.append(_Raw(text, sum(len(str(m["content"]).split()) for m in r.messages), len(text.split()), 0.0))
+        return out
+
+    def _score(self, requests):
+        out = []
+        for r in requests:
+            lp = [float(x) for x in self.score_fn(r)]
+            if len(lp) != len(r.continuations): raise ValueError(f"score_fn gave {len(lp)} scores for {len(r.continuations)} continuations")
+            out.append(ScoreResult(lp, [len(c.split()) for c in r.continuations], r.role,
+                                   sum(len(str(m["content"]).split()) for m in r.messages), 0.0, self.name, self.model_name))
         return out
 
 # %% ../nbs/01_models.ipynb #9721573a
@@ -272,6 +323,77 @@ def _vlm_messages(req: ChatRequest) -> list:
         msgs[last]["content"] = [{"type": "text", "text": msgs[last]["content"]}] + [{"type": "image", "image": im} for im in imgs]
     return msgs
 
+# %% ../nbs/01_models.ipynb #eac780ea
+class GrammarLogitsProcessor:
+    "One xgrammar matcher per row; the running rows' bitmasks are filled in one call and applied in one call."
+    def __init__(self, grammars, pad_id: int):
+        import xgrammar as xgr
+        self.xgr, self.matchers, self.pad_id, self.started = xgr, [xgr.GrammarMatcher(g) for g in grammars], pad_id, False
+        self.bitmask = xgr.allocate_token_bitmask(len(grammars), grammars[0].tokenizer_info.vocab_size)
+        self.filler = xgr.BatchGrammarMatcher()
+
+    def done(self, row) -> bool: return self.matchers[row].is_terminated()
+
+    def accept(self, rows, tokens):
+        "Advance the matchers of `rows` (original row of each batch row) by the chosen tokens."
+        for r, t in zip(rows, tokens):
+            if not self.done(r) and not self.matchers[r].accept_token(t): raise RuntimeError(f"row {r}: grammar rejected token {t}")
+
+    def mask(self, scores, rows):
+        "Mask `scores` in place: the grammar's allowed tokens for running rows, the pad token alone for finished ones."
+        live = [k for k, r in enumerate(rows) if not self.done(r)]
+        if live:
+            self.filler.batch_fill_next_token_bitmask([self.matchers[rows[k]] for k in live], self.bitmask, indices=live)
+            self.xgr.apply_token_bitmask_inplace(scores, self.bitmask[:len(rows)], indices=live)
+        if len(live) < len(rows):
+            dead = [k for k, r in enumerate(rows) if self.done(r)]
+            scores[dead] = float("-inf"); scores[dead, self.pad_id] = 0
+        return scores
+
+    def __call__(self, input_ids, scores):
+        rows = list(range(len(scores)))
+        if self.started: self.accept(rows, input_ids[:, -1].tolist())
+        self.started = True
+        return self.mask(scores, rows)
+
+# %% ../nbs/01_models.ipynb #1aab6776
+def _cache_kw(model) -> str:
+    "Name of the forward argument taking a KV cache: `cache` in recent transformers, `past_key_values` before."
+    import inspect
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+def _eos_ids(self: TransformersBackend) -> set:
+    e = self.model.generation_config.eos_token_id
+    return set(e if isinstance(e, list) else [e]) | {self.tokenizer.eos_token_id}
+
+def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None) -> list:
+    "New token ids per row of a left-padded batch; a finished row leaves the batch and its KV cache at once."
+    import torch
+    from transformers import DynamicCache
+    model, eos, kw = self.model, self._eos_ids(), _cache_kw(self.model)
+    gm = GrammarLogitsProcessor(grammars, self.tokenizer.pad_token_id) if grammars else None
+    mask = enc["attention_mask"]
+    pos, cache = (mask.cumsum(-1) - 1).clamp(min=0), DynamicCache(config=model.config)
+    logits = model(input_ids=enc["input_ids"], attention_mask=mask, position_ids=pos, use_cache=True, logits_to_keep=1, **{kw: cache}).logits
+    rows, toks, pos = list(range(len(mask))), [[] for _ in range(len(mask))], pos[:, -1:]
+    for step in range(cap):
+        scores = logits[:, -1].float()
+        if gm: gm.mask(scores, rows)
+        nxt = torch.multinomial(torch.softmax(scores / temperature, -1), 1)[:, 0] if temperature > 0 else scores.argmax(-1)
+        new = nxt.tolist()
+        if gm: gm.accept(rows, new)
+        for r, t in zip(rows, new): toks[r].append(t)
+        keep = [k for k, (r, t) in enumerate(zip(rows, new)) if t not in eos and not (gm and gm.done(r))]
+        if not keep or step == cap - 1: break
+        if len(keep) < len(rows):
+            sel = torch.tensor(keep); cache.batch_select_indices(sel)
+            rows, nxt, mask, pos = [rows[k] for k in keep], nxt[sel], mask[sel], pos[sel]
+        mask, pos = torch.cat([mask, mask.new_ones(len(rows), 1)], 1), pos + 1
+        logits = model(input_ids=nxt[:, None], attention_mask=mask, position_ids=pos, use_cache=True, **{kw: cache}).logits
+    return toks
+
+TransformersBackend._eos_ids, TransformersBackend._decode = _eos_ids, _decode
+
 # %% ../nbs/01_models.ipynb #81a1162e
 def _generate_group(self: TransformersBackend, requests, structured, cap, temperature, seed):
     import torch
@@ -283,26 +405,64 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
     else:
         enc = self.tokenizer.apply_chat_template([r.messages for r in requests], add_generation_prompt=True,
                                                  return_tensors="pt", return_dict=True, padding=True)
-    kw = dict(max_new_tokens=cap, pad_token_id=self.tokenizer.pad_token_id, do_sample=temperature > 0)
-    if temperature > 0: kw.update(temperature=temperature, top_p=1.0, top_k=0)
-    else: kw.update(temperature=None, top_p=None, top_k=None)
-    if structured:
-        import xgrammar as xgr
-        kw["logits_processor"] = [xgr.contrib.hf.LogitsProcessor([self._grammar(r.schema) for r in requests])]
+    grammars = [self._grammar(r.schema) for r in requests] if structured else None
     torch.manual_seed(seed)
     t0 = time.time()
-    with torch.inference_mode(): gen = self.model.generate(**enc, **kw)
+    with torch.inference_mode():
+        if self.is_vlm:
+            kw = dict(max_new_tokens=cap, pad_token_id=self.tokenizer.pad_token_id, do_sample=temperature > 0)
+            if temperature > 0: kw.update(temperature=temperature, top_p=1.0, top_k=0)
+            else: kw.update(temperature=None, top_p=None, top_k=None)
+            if grammars: kw["logits_processor"] = [GrammarLogitsProcessor(grammars, self.tokenizer.pad_token_id)]
+            rows = self.model.generate(**enc, **kw)[:, enc["input_ids"].shape[1]:].tolist()
+        else: rows = self._decode(enc, cap, temperature, grammars)
     dt = time.time() - t0
-    new = gen[:, enc["input_ids"].shape[1]:]
-    eos = set(self.model.generation_config.eos_token_id if isinstance(self.model.generation_config.eos_token_id, list)
-              else [self.model.generation_config.eos_token_id, self.tokenizer.eos_token_id])
-    raws = []
-    for row, mask in zip(new.tolist(), enc["attention_mask"]):
+    eos, raws = self._eos_ids(), []
+    for row, mask in zip(rows, enc["attention_mask"]):
         n = next((k + 1 for k, t in enumerate(row) if t in eos), len(row))
         raws.append(_Raw(self.tokenizer.decode(row[:n], skip_special_tokens=True).strip(), int(mask.sum()), n, dt))
     return raws
 
 TransformersBackend._generate_group = _generate_group
+
+# %% ../nbs/01_models.ipynb #dadf2ccb
+TransformersBackend.supports_scoring = True
+
+def _prompt_ids(self: TransformersBackend, messages) -> list:
+    "Token ids of a text-only chat prompt, ending where the assistant's reply starts."
+    if any(not isinstance(m["content"], str) for m in messages):
+        raise RevealInputError("ScoreRequest", "messages", "scoring reads text-only turns; images and other content parts are not supported")
+    ids = (self.processor or self.tokenizer).apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
+    return list(ids[0] if ids and isinstance(ids[0], list) else ids)
+
+def _score_tf(self: TransformersBackend, requests):
+    import torch
+    from transformers import DynamicCache
+    kw, out = _cache_kw(self.model), []
+    for req in requests:
+        t0 = time.time()
+        prompt = self._prompt_ids(req.messages)
+        conts = [self.tokenizer(c, add_special_tokens=False)["input_ids"] for c in req.continuations]
+        P, n, L = len(prompt), len(conts), max(map(len, conts)) - 1
+        with torch.inference_mode():
+            cache = DynamicCache(config=self.model.config)
+            first = self.model(input_ids=torch.tensor([prompt]), use_cache=True, logits_to_keep=1, **{kw: cache}).logits[0, -1]
+            first = first.float().log_softmax(-1)
+            lps = [first[c[0]].item() for c in conts]
+            if L > 0:     # tokens 2.. of every continuation: one batch on the repeated prompt cache
+                ids, tgt = torch.full((n, L), self.tokenizer.pad_token_id), torch.zeros(n, L, dtype=torch.long)
+                keep = torch.zeros(n, L, dtype=torch.bool)
+                for i, c in enumerate(conts):
+                    ids[i, :len(c) - 1], tgt[i, :len(c) - 1], keep[i, :len(c) - 1] = torch.tensor(c[:-1]), torch.tensor(c[1:]), True
+                cache.batch_repeat_interleave(n)
+                logits = self.model(input_ids=ids, attention_mask=torch.cat([torch.ones(n, P, dtype=torch.long), keep.long()], 1),
+                                    position_ids=torch.arange(P, P + L).expand(n, L), use_cache=True, **{kw: cache}).logits
+                lp = logits.float().log_softmax(-1).gather(-1, tgt[..., None])[..., 0]
+                lps = [a + b for a, b in zip(lps, (lp * keep).sum(1).tolist())]
+        out.append(ScoreResult(lps, [len(c) for c in conts], req.role, P, time.time() - t0, self.name, self.model_name))
+    return out
+
+TransformersBackend._prompt_ids, TransformersBackend._score = _prompt_ids, _score_tf
 
 # %% ../nbs/01_models.ipynb #06b474a5
 TINY_VLM_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
