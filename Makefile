@@ -84,6 +84,8 @@ test-fast: env
 bench: env
 	$(BIN)/python bench/bench_models.py
 	$(BIN)/python bench/bench_memory.py
+	$(BIN)/python bench/bench_verifier.py
+	$(BIN)/python bench/bench_loop.py
 
 clean-env:
 	rm -rf $(VENV) $(CLIP_VENV) $(VLLM_VENV)
