@@ -8,11 +8,11 @@ CLI = [str(Path(sys.executable).parent / "reveal-nb")]
 
 @pytest.mark.slow
 def test_demo_then_trace_show(tmp_path):
-    run = subprocess.run(CLI + ["demo", "--size", "tiny", "--limit", "2", "--variants", "reveal,no_rubric", "--data", str(tmp_path / "synth"),
+    run = subprocess.run(CLI + ["demo", "--size", "tiny", "--limit", "2", "--variants", "reveal", "--data", str(tmp_path / "synth"),
                                 "--out", str(tmp_path / "run")], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     print(run.stdout)
-    assert "reveal" in run.stdout and "no_rubric" in run.stdout and "chance" in run.stdout
+    assert "reveal" in run.stdout and "chance" in run.stdout and "one rendered trace" in run.stdout
     traces = tmp_path / "run" / "reveal" / "traces.jsonl"
     qid = json.loads(traces.read_text().splitlines()[0])["qid"]
     show = subprocess.run(CLI + ["trace", "show", str(traces), qid], capture_output=True, text=True)
