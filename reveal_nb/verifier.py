@@ -212,15 +212,16 @@ def norubric_batch(llm, jobs: list[dict], keep_analysis: bool = True) -> list[di
                         calls=[call_record(r)]))
     return out
 
-# %% ../nbs/11_verifier.ipynb #fe2d6224
+# %% ../nbs/11_verifier.ipynb #2efb541f
 def interval_evidence(truth: dict, narration: list, intervals) -> str:
     "The L1-style evidence text of time intervals: overlapping narration lines and quoted speech, in time order."
     from reveal_nb.core import mmss
-    lines = []
-    for s in truth["steps"]:
+    lines, told_by_step = [], {}
+    for n in narration: told_by_step.setdefault(n.get("step"), []).append(n["text"])
+    for i, s in enumerate(truth["steps"]):
         if not any(s["start"] < e and s["end"] > b for b, e in intervals): continue
         said = f' Someone says: "{s["speech"]}"' if s.get("speech") else ""
-        told = " ".join(n["text"] for n in narration if n.get("step") == truth["steps"].index(s))
+        told = " ".join(told_by_step.get(i, []))
         if told or said: lines.append(f"[{mmss(s['start'])}-{mmss(s['end'])}] (L1) {told}{said}".replace(")  ", ") "))
     return "\n".join(lines)
 
