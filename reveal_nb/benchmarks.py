@@ -87,7 +87,8 @@ def load_reveal_synth(root, split="test") -> list[QAItem]:
                                        _field(r, "options", src, r.get("qid")), _field(r, "answer", src, r.get("qid")), [r["type"]],
                                        str(root / "videos" / f"{vid}.mp4"), r.get("duration"), str(root / "subtitles" / f"{vid}.srt"),
                                        str(root / "narration" / f"{vid}.json"), r.get("evidence", []), r.get("misleading", []),
-                                       split, dict(answer_text=r.get("answer_text"))), src))
+                                       split, dict(answer_text=r.get("answer_text"), evidence_groups=r.get("evidence_groups"),
+                                                   evidence_lost=r.get("evidence_lost"))), src))
     return _unique_ids(items, src)
 
 # %% ../nbs/04_benchmarks.ipynb #271b5d18
