@@ -97,7 +97,7 @@ def _cmd_memory(a, cfg):
     if a.action == "build":
         mem = build_memory(target, cfg, captions=a.captions, subtitles=a.subtitles, progress=True)
     else:
-        folder = target if target.is_dir() else memory_root(cfg) / memory_key(target, cfg, a.captions)
+        folder = target if target.is_dir() else memory_root(cfg) / memory_key(target, cfg, a.captions, a.subtitles)
         mem = OfflineMemory.load(folder)
     print(mem.describe(n=a.n))
     print(f"folder: {mem.folder}")

@@ -19,10 +19,10 @@ __all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PR
            'search_visual', 'describe']
 
 # %% ../nbs/07_memory.ipynb #74a3fd26
-MEMORY_FORMAT = 1
+MEMORY_FORMAT = 2
 MEMORY_KEYS = ("fps", "dark_mean", "bright_mean", "uniform_std", "min_jpeg_bits_per_pixel", "blur_laplacian_var", "blur_relative",
                "decode_max_side", "segmentation", "theta", "fixed_segment_seconds", "captioner", "caption_frames",
-               "l2_fanin", "l3_fanin", "l2_words", "l3_words", "llm_model", "text_encoder", "visual_encoder")
+               "l2_fanin", "l3_fanin", "l2_words", "l3_words", "llm_backend", "llm_model", "temperature", "text_encoder", "visual_encoder")
 
 def cached_file_sha256(path, cfg: RevealConfig | None = None) -> str:
     "SHA-256 of a file's content, remembered per (path, size, mtime)."
@@ -38,9 +38,10 @@ def memory_root(cfg: RevealConfig, root=None) -> Path:
     "Where memories live: `root`, else cfg.memory_dir, else <cache>/memory."
     return Path(root or cfg.memory_dir or cache_root(cfg) / "memory")
 
-def memory_key(video, cfg: RevealConfig, captions=None) -> str:
-    "Folder name of a memory: video content hash + settings/model/captions fingerprint."
-    extra = [MEMORY_FORMAT, cached_file_sha256(captions, cfg) if captions else None]
+def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None) -> str:
+    "Folder name of a memory: video content hash + fingerprint of everything else that shapes its content."
+    prompts = [p.template for p in (CAPTION_PROMPT, L2_PROMPT, L3_PROMPT)]
+    extra = [MEMORY_FORMAT, prompts] + [cached_file_sha256(f, cfg) if f else None for f in (captions, subtitles)]
     fp = hashlib.sha256((config_fingerprint(cfg, MEMORY_KEYS) + json.dumps(extra)).encode()).hexdigest()[:12]
     return f"{cached_file_sha256(video, cfg)[:16]}-{fp}"
 
@@ -110,7 +111,8 @@ def _summarise(d, level, children, fanin, words, prompt, get_llm, cfg, progress)
     groups = [children[i:i + fanin] for i in range(0, len(children), fanin)]
     parents = [dict(id=f"L{level}-{j:05d}", level=level, start=g[0]["start"], end=g[-1]["end"], children=[c["id"] for c in g]) for j, g in enumerate(groups)]
     finished = read_jsonl_records(path)
-    todo = [(p, g) for p, g in zip(parents, groups) if p["id"] not in finished]
+    # a group none of whose children holds text gets an empty parent without a model call (and is not indexed)
+    todo = [(p, g) for p, g in zip(parents, groups) if p["id"] not in finished and any(c["text"] for c in g)]
     for b in tqdm(range(0, len(todo), cfg.llm_batch_size), desc=f"L{level} summaries", disable=not progress):
         chunk = todo[b:b + cfg.llm_batch_size]
         reqs = [ChatRequest([{"role": "user", "content": prompt.substitute(
@@ -118,7 +120,7 @@ def _summarise(d, level, children, fanin, words, prompt, get_llm, cfg, progress)
                     words=words)}], "summarizer", max_new_tokens=int(words * 1.6) + 16) for _, g in chunk]
         _append(path, [dict(id=p["id"], text=r.text) for (p, _), r in zip(chunk, get_llm().chat_batch(reqs))])
     done = read_jsonl_records(path)
-    return [p | dict(text=done[p["id"]]["text"]) for p in parents]
+    return [p | dict(text=done[p["id"]]["text"] if p["id"] in done else "") for p in parents]
 
 # %% ../nbs/07_memory.ipynb #3e7ebf96
 def make_index(vectors: np.ndarray, flat_max: int = 1_000_000):
@@ -139,7 +141,7 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
     video = Path(video)
     if cfg.captioner == "provided" and captions is None:
         raise RevealInputError(video, "captions", "the 'provided' captioner needs a narration/captions file (or set captioner=vlm)")
-    d = memory_root(cfg, root) / memory_key(video, cfg, captions)
+    d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles)
     if (d / "meta.json").exists() and json.loads((d / "meta.json").read_text()).get("complete"): return OfflineMemory.load(d)
     d.mkdir(parents=True, exist_ok=True)
     timings, t0 = {}, time.time()
@@ -160,9 +162,8 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
     texts = _caption(d, video, segs, cfg, narration, subs, get_llm, progress)
     timings["caption"] = time.time() - t0; t0 = time.time()
     l1 = [dict(id=f"L1-{i:05d}", level=1, start=s.start, end=s.end, text=t, first_frame=s.first, last_frame=s.last) for i, (s, t) in enumerate(zip(segs, texts))]
-    with_text = [x for x in l1 if x["text"]]
-    l2 = _summarise(d, 2, with_text, cfg.l2_fanin, cfg.l2_words, L2_PROMPT, get_llm, cfg, progress) if with_text else []
-    l3 = _summarise(d, 3, l2, cfg.l3_fanin, cfg.l3_words, L3_PROMPT, get_llm, cfg, progress) if l2 else []
+    l2 = _summarise(d, 2, l1, cfg.l2_fanin, cfg.l2_words, L2_PROMPT, get_llm, cfg, progress)
+    l3 = _summarise(d, 3, l2, cfg.l3_fanin, cfg.l3_words, L3_PROMPT, get_llm, cfg, progress)
     timings["summarise"] = time.time() - t0; t0 = time.time()
     return _index_and_finish(d, video, cfg, captions, subtitles, scan, segs, l1, l2, l3, text_encoder or make_text_encoder(cfg),
                              visual_encoder, lazy.get("llm"), timings, t0)

@@ -29,10 +29,10 @@ class Evidence:
 # %% ../nbs/08_online.ipynb #787cd197
 class OnlineMemory:
     "Per-question state O_t = (evidence E_t, visited V_t, history H_t, new-evidence flags N_t, missing analysis A_t)."
-    def __init__(self, question: str, options: dict, cfg: RevealConfig | None = None, dim: int = 384):
+    def __init__(self, question: str, options: dict, cfg: RevealConfig | None = None, dim: int | None = None):
         self.question, self.options, self.cfg = question, dict(options), cfg or RevealConfig()
         self.evidence: list[Evidence] = []
-        self.vectors = np.zeros((0, dim), np.float32)
+        self.vectors = np.zeros((0, dim or 0), np.float32)   # width fixed by `dim` or by the first vectors admitted
         self.visited: set[str] = set()
         self.history: list[str] = []
         self.new_evidence: list[bool] = []
@@ -44,6 +44,10 @@ def admit(self: OnlineMemory, candidates: list[dict], vectors: np.ndarray, round
     "Admit new, non-duplicate candidates (cosine ≤ dedup_cosine to everything cached); returns the admitted."
     vectors = np.asarray(vectors, np.float32)
     if len(candidates) != len(vectors): raise RevealInputError("OnlineMemory.admit", "vectors", f"{len(vectors)} vectors for {len(candidates)} candidates")
+    if len(vectors) and vectors.shape[1] != self.vectors.shape[1]:
+        if len(self.vectors) or self.vectors.shape[1]:
+            raise RevealInputError("OnlineMemory.admit", "vectors", f"width {vectors.shape[1]}, but this memory holds {self.vectors.shape[1]}-d vectors (one encoder per memory)")
+        self.vectors = np.zeros((0, vectors.shape[1]), np.float32)
     added = []
     for c, v in zip(candidates, vectors):
         self.visited.add(c["id"])

@@ -107,17 +107,17 @@ def scan_video(path, cfg: RevealConfig, visual_encoder, progress: bool = False) 
     from tqdm.auto import tqdm
     vr, info = open_video(path, cfg.decode_max_side)
     idx = sample_indices(info, cfg.fps)
-    stats, descs = [], []
-    for b in tqdm(range(0, len(idx), cfg.decode_batch), desc=f"decode {Path(path).name}", disable=not progress):
-        try: batch = vr.get_batch(idx[b:b + cfg.decode_batch].tolist()).asnumpy()
-        except Exception as e: raise RevealInputError(path, "video", f"decoding failed near frame {idx[b]}: {e}") from None
-        stats += [frame_stats(f) for f in batch]
-        descs.append(visual_encoder.encode_images(batch))
+    def batches(ix, what):
+        for b in tqdm(range(0, len(ix), cfg.decode_batch), desc=f"{what} {Path(path).name}", disable=not progress):
+            try: yield vr.get_batch(ix[b:b + cfg.decode_batch].tolist()).asnumpy()
+            except Exception as e: raise RevealInputError(path, "video", f"decoding failed near frame {ix[b]}: {e}") from None
+    stats = [frame_stats(f) for batch in batches(idx, "filter") for f in batch]
     reasons = frame_reasons(stats, cfg)
     kept = np.array([not r for r in reasons], bool)
     if not kept.any():
         raise RevealInputError(path, "video", f"all {len(idx)} sampled frames were filtered out ({_summary(reasons)})")
-    return FrameScan(info, idx / info.fps, reasons, stats, np.concatenate(descs)[kept])
+    descs = [visual_encoder.encode_images(batch) for batch in batches(idx[kept], "describe")]
+    return FrameScan(info, idx / info.fps, reasons, stats, np.concatenate(descs))
 
 def _summary(reasons):
     c = {}
