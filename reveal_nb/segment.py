@@ -9,7 +9,8 @@ import numpy as np
 from .core import RevealConfig, RevealInputError
 
 # %% auto #0
-__all__ = ['Segment', 'adaptive_segments', 'fixed_segments', 'segment_video', 'segment_stats', 'boundary_hit_rate']
+__all__ = ['Segment', 'adaptive_segments', 'fixed_segments', 'segment_video', 'segment_stats', 'boundary_hit_rate',
+           'boundary_scores']
 
 # %% ../nbs/06_segment.ipynb #4b35dfc3
 @dataclass
@@ -60,6 +61,12 @@ def segment_stats(segs: list[Segment]) -> dict:
 
 # %% ../nbs/06_segment.ipynb #81f44900
 def boundary_hit_rate(segs, true_times, tol: float = 1.5) -> float:
-    "Share of `true_times` with a segment start within `tol` seconds."
+    "Share of `true_times` with a segment start within `tol` seconds (boundary recall)."
     starts = np.array([s.start for s in segs])
     return float(np.mean([np.abs(starts - t).min() <= tol for t in true_times])) if len(true_times) else 0.0
+
+def boundary_scores(segs, true_times, tol: float = 1.5) -> dict:
+    "Boundary precision (segment starts near a true change) and recall (true changes near a segment start)."
+    cuts, truth = np.array([s.start for s in segs[1:]]), np.asarray(true_times, float)
+    prec = float(np.mean([np.abs(truth - c).min() <= tol for c in cuts])) if len(cuts) and len(truth) else 0.0
+    return dict(precision=prec, recall=boundary_hit_rate(segs, truth, tol))

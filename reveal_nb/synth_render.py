@@ -10,7 +10,8 @@ import numpy as np
 from .synth_world import DECOR, OBJECTS, PLACES, hash_seed
 
 # %% auto #0
-__all__ = ['W', 'H', 'VIDEO_FPS', 'SURFACE_BOXES', 'CONTAINER_BOX', 'VIEWS', 'scene_states', 'render_frames', 'write_video']
+__all__ = ['W', 'H', 'VIDEO_FPS', 'SURFACE_BOXES', 'CONTAINER_BOX', 'VIEWS', 'scene_states', 'render_frames', 'scene_changes',
+           'write_video']
 
 # %% ../nbs/03a_synth_render.ipynb #a2c4119b
 W, H, VIDEO_FPS = 160, 120, 2
@@ -89,6 +90,12 @@ def render_frames(truth: dict, fps: int = VIDEO_FPS):
         if k in dark_moves and t - s["start"] < 1.0: f = (f // 12).astype(np.uint8); kind = "dark"
         elif rng.random() < 0.01: f = _blur(f); kind = "blur"
         yield t, f, kind
+
+# %% ../nbs/03a_synth_render.ipynb #25996f85
+def scene_changes(truth: dict) -> list[float]:
+    "Times (s) at which the camera shows another place or switches between wide shot and close-up."
+    st = scene_states(truth)
+    return [s["start"] for a, b, s in zip(st, st[1:], truth["steps"][1:]) if (a["place"], a["view"]) != (b["place"], b["view"])]
 
 # %% ../nbs/03a_synth_render.ipynb #1f51fd2c
 def _blur(f: np.ndarray, r: int = 4) -> np.ndarray:
