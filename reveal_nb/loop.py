@@ -22,7 +22,7 @@ from .verifier import call_record, norubric_batch, parse_selection, resolve_read
 __all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'ANSWER_PROMPT', 'ANSWER_TEXT_PROMPT', 'ANSWER_SYSTEM', 'OPERATIONAL_FIELDS', 'Variant',
            'memory_config', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
            'select_criteria', 'admit_round', 'judge', 'decide', 'answer_reading', 'answer_frames', 'answer_batch',
-           'coverage', 'run_loop', 'run_fingerprint', 'trace_of']
+           'coverage', 'truly_sufficient', 'run_loop', 'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -219,11 +219,18 @@ def coverage(run: QuestionRun, intervals) -> list[bool]:
     l1 = [(e.start, e.end) for e in run.om.evidence if e.level == 1]
     return [any(_overlaps(g, e) for e in l1) for g in intervals]
 
+def truly_sufficient(run: QuestionRun):
+    "Ground-truth sufficiency of the cached evidence's spans (reveal-synth's E+ groups); None without gold evidence."
+    if not run.item.evidence: return None
+    from reveal_nb.synth_questions import is_sufficient
+    return is_sufficient(run.item, [(e.start, e.end) for e in run.om.evidence if e.level == 1])
+
 def _round_record(run, t, action, kept, admitted, v) -> dict:
     return dict(round=t, action=asdict(action), candidates=len(kept),
                 admitted=[dict(id=e.id, level=e.level, start=e.start, end=e.end, source=e.source, found_by=e.found_by) for e in admitted],
                 evidence_size=len(run.om.evidence), verdict={k: v[k] for k in v if k != "calls"},
-                gold_in_cache=coverage(run, run.item.evidence), misleading_in_cache=coverage(run, run.item.misleading))
+                gold_in_cache=coverage(run, run.item.evidence), misleading_in_cache=coverage(run, run.item.misleading),
+                truly_sufficient=truly_sufficient(run))
 
 # %% ../nbs/12_loop.ipynb #6061d23e
 def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
@@ -268,5 +275,6 @@ def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
                               answer=run.answer.get("reading")),
                 criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds), stop_reason=run.stop_reason,
                 missing_evidence=run.om.missing, final_evidence=[asdict(e) for e in run.om.evidence], rejected_evidence=run.om.rejected,
-                gold_evidence=it.evidence, gold_in_final=coverage(run, it.evidence), answer=run.answer.get("letter"), answer_detail=run.answer,
+                gold_evidence=it.evidence, gold_in_final=coverage(run, it.evidence), truly_sufficient_final=truly_sufficient(run),
+                answer=run.answer.get("letter"), answer_detail=run.answer,
                 gold=it.answer, correct=(run.answer.get("letter") == it.answer) if it.answer else None, calls=run.calls)

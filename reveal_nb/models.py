@@ -366,17 +366,24 @@ def _eos_ids(self: TransformersBackend) -> set:
     e = self.model.generation_config.eos_token_id
     return set(e if isinstance(e, list) else [e]) | {self.tokenizer.eos_token_id}
 
-def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None) -> list:
-    "New token ids per row of a left-padded batch; a finished row leaves the batch and its KV cache at once."
+def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None, extend: int = 0, prefix=None) -> list:
+    """New token ids per row of a left-padded batch; a finished row leaves the batch and its KV cache at once.
+    With grammars, a reply still open at `cap` tokens continues for up to `extend` more budgets of `cap`.
+    `prefix`: token ids every row's prompt starts with (then `enc` holds the rest): run once, its cache shared."""
     import torch
     from transformers import DynamicCache
     model, eos, kw = self.model, self._eos_ids(), _cache_kw(self.model)
     gm = GrammarLogitsProcessor(grammars, self.tokenizer.pad_token_id) if grammars else None
-    mask = enc["attention_mask"]
-    pos, cache = (mask.cumsum(-1) - 1).clamp(min=0), DynamicCache(config=model.config)
+    mask, cache, P = enc["attention_mask"], DynamicCache(config=model.config), len(prefix or [])
+    if P:
+        model(input_ids=torch.tensor([prefix]), use_cache=True, logits_to_keep=1, **{kw: cache})
+        cache.batch_repeat_interleave(len(mask))
+        mask = torch.cat([mask.new_ones(len(mask), P), mask], 1)     # prefix, then each row's padding, then its rest
+    pos = (mask.cumsum(-1) - 1).clamp(min=0)[:, P:]
     logits = model(input_ids=enc["input_ids"], attention_mask=mask, position_ids=pos, use_cache=True, logits_to_keep=1, **{kw: cache}).logits
     rows, toks, pos = list(range(len(mask))), [[] for _ in range(len(mask))], pos[:, -1:]
-    for step in range(cap):
+    limit = cap * (1 + extend) if gm else cap
+    for step in range(limit):
         scores = logits[:, -1].float()
         if gm: gm.mask(scores, rows)
         nxt = torch.multinomial(torch.softmax(scores / temperature, -1), 1)[:, 0] if temperature > 0 else scores.argmax(-1)
@@ -384,7 +391,7 @@ def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None) -> 
         if gm: gm.accept(rows, new)
         for r, t in zip(rows, new): toks[r].append(t)
         keep = [k for k, (r, t) in enumerate(zip(rows, new)) if t not in eos and not (gm and gm.done(r))]
-        if not keep or step == cap - 1: break
+        if not keep or step == limit - 1: break
         if len(keep) < len(rows):
             sel = torch.tensor(keep); cache.batch_select_indices(sel)
             rows, nxt, mask, pos = [rows[k] for k in keep], nxt[sel], mask[sel], pos[sel]
@@ -392,7 +399,23 @@ def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None) -> 
         logits = model(input_ids=nxt[:, None], attention_mask=mask, position_ids=pos, use_cache=True, **{kw: cache}).logits
     return toks
 
-TransformersBackend._eos_ids, TransformersBackend._decode = _eos_ids, _decode
+def _prompt_ids(self: TransformersBackend, messages) -> list:
+    "Token ids of a text-only chat prompt, ending where the assistant's reply starts."
+    if any(not isinstance(m["content"], str) for m in messages):
+        raise RevealInputError("ScoreRequest", "messages", "scoring reads text-only turns; images and other content parts are not supported")
+    ids = (self.processor or self.tokenizer).apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
+    return list(ids[0] if ids and isinstance(ids[0], list) else ids)
+
+def _shared_prefix(a: list, b: list) -> int:
+    "Length of the common prefix of two token lists."
+    n = 0
+    for x, y in zip(a, b):
+        if x != y: break
+        n += 1
+    return n
+
+TransformersBackend._eos_ids, TransformersBackend._decode, TransformersBackend._prompt_ids = _eos_ids, _decode, _prompt_ids
+TransformersBackend.min_shared_prefix = 32   # tokens; a shorter common prompt start is not worth a separate pass
 
 # %% ../nbs/01_models.ipynb #81a1162e
 def _generate_group(self: TransformersBackend, requests, structured, cap, temperature, seed):
@@ -403,8 +426,13 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
         enc = self.processor.apply_chat_template([_vlm_messages(r) for r in requests], add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, return_tensors="pt", processor_kwargs={"padding": True})
     else:
-        enc = self.tokenizer.apply_chat_template([r.messages for r in requests], add_generation_prompt=True,
-                                                 return_tensors="pt", return_dict=True, padding=True)
+        ids = [self._prompt_ids(r.messages) for r in requests]
+        shared = min(_shared_prefix(ids[0], x) for x in ids[1:]) if len(ids) > 1 else 0
+        shared = min(shared, min(map(len, ids)) - 1)
+        prefix = ids[0][:shared] if shared >= self.min_shared_prefix else []
+        rest = [x[len(prefix):] for x in ids]; S, pad = max(map(len, rest)), self.tokenizer.pad_token_id
+        enc = dict(input_ids=torch.tensor([[pad] * (S - len(x)) + x for x in rest]),
+                   attention_mask=torch.tensor([[0] * (S - len(x)) + [1] * len(x) for x in rest]))
     grammars = [self._grammar(r.schema) for r in requests] if structured else None
     torch.manual_seed(seed)
     t0 = time.time()
@@ -415,12 +443,12 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
             else: kw.update(temperature=None, top_p=None, top_k=None)
             if grammars: kw["logits_processor"] = [GrammarLogitsProcessor(grammars, self.tokenizer.pad_token_id)]
             rows = self.model.generate(**enc, **kw)[:, enc["input_ids"].shape[1]:].tolist()
-        else: rows = self._decode(enc, cap, temperature, grammars)
+        else: rows = self._decode(enc, cap, temperature, grammars, extend=self.cfg.structured_retries if structured else 0, prefix=prefix)
     dt = time.time() - t0
-    eos, raws = self._eos_ids(), []
+    eos, raws, P = self._eos_ids(), [], 0 if self.is_vlm else len(prefix)
     for row, mask in zip(rows, enc["attention_mask"]):
         n = next((k + 1 for k, t in enumerate(row) if t in eos), len(row))
-        raws.append(_Raw(self.tokenizer.decode(row[:n], skip_special_tokens=True).strip(), int(mask.sum()), n, dt))
+        raws.append(_Raw(self.tokenizer.decode(row[:n], skip_special_tokens=True).strip(), P + int(mask.sum()), n, dt))
     return raws
 
 TransformersBackend._generate_group = _generate_group
@@ -428,25 +456,23 @@ TransformersBackend._generate_group = _generate_group
 # %% ../nbs/01_models.ipynb #dadf2ccb
 TransformersBackend.supports_scoring = True
 
-def _prompt_ids(self: TransformersBackend, messages) -> list:
-    "Token ids of a text-only chat prompt, ending where the assistant's reply starts."
-    if any(not isinstance(m["content"], str) for m in messages):
-        raise RevealInputError("ScoreRequest", "messages", "scoring reads text-only turns; images and other content parts are not supported")
-    ids = (self.processor or self.tokenizer).apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
-    return list(ids[0] if ids and isinstance(ids[0], list) else ids)
-
 def _score_tf(self: TransformersBackend, requests):
-    import torch
+    import copy, torch
     from transformers import DynamicCache
-    kw, out = _cache_kw(self.model), []
+    kw, out, prev = _cache_kw(self.model), [], None   # prev: (prompt ids, KV cache of that prompt alone)
     for req in requests:
         t0 = time.time()
         prompt = self._prompt_ids(req.messages)
         conts = [self.tokenizer(c, add_special_tokens=False)["input_ids"] for c in req.continuations]
         P, n, L = len(prompt), len(conts), max(map(len, conts)) - 1
         with torch.inference_mode():
-            cache = DynamicCache(config=self.model.config)
-            first = self.model(input_ids=torch.tensor([prompt]), use_cache=True, logits_to_keep=1, **{kw: cache}).logits[0, -1]
+            # the previous prompt's KV cache serves the tokens both prompts start with; only the rest is run
+            reuse = min(_shared_prefix(prev[0], prompt), P - 1) if prev else 0
+            if reuse: cache = copy.deepcopy(prev[1]); cache.crop(reuse - cache.get_seq_length())   # negative: drop that many
+            else: cache = DynamicCache(config=self.model.config)
+            first = self.model(input_ids=torch.tensor([prompt[reuse:]]), position_ids=torch.arange(reuse, P)[None], use_cache=True,
+                               logits_to_keep=1, **{kw: cache}).logits[0, -1]
+            prev = (prompt, copy.deepcopy(cache))
             first = first.float().log_softmax(-1)
             lps = [first[c[0]].item() for c in conts]
             if L > 0:     # tokens 2.. of every continuation: one batch on the repeated prompt cache
@@ -462,7 +488,7 @@ def _score_tf(self: TransformersBackend, requests):
         out.append(ScoreResult(lps, [len(c) for c in conts], req.role, P, time.time() - t0, self.name, self.model_name))
     return out
 
-TransformersBackend._prompt_ids, TransformersBackend._score = _prompt_ids, _score_tf
+TransformersBackend._score = _score_tf
 
 # %% ../nbs/01_models.ipynb #06b474a5
 TINY_VLM_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n"

@@ -45,7 +45,9 @@ def render_trace(t: dict, tau: float = 0.7, width: int = 100) -> str:
         out.append(f"  +{len(r['admitted'])} new evidence ({r['candidates']} candidates, cache {r['evidence_size']})")
         out += [f"    L{e['level']} [{mmss(e['start'])}-{mmss(e['end'])}] from \"{_clip(e['source'], 40)}\"" for e in r["admitted"][:8]]
         out += _render_verdict(r["verdict"], tau)
-        if r["gold_in_cache"]: out.append(f"  gold evidence in cache: {sum(r['gold_in_cache'])}/{len(r['gold_in_cache'])}")
+        if r["gold_in_cache"]:
+            truly = {True: "sufficient", False: "not sufficient", None: "unknown"}[r.get("truly_sufficient")]
+            out.append(f"  gold evidence in cache: {sum(r['gold_in_cache'])}/{len(r['gold_in_cache'])} intervals; ground truth: {truly}")
     mark = "" if t["correct"] is None else ("  (correct)" if t["correct"] else "  (wrong)")
     out.append(f"Stop: {t['stop_reason']}")
     out.append(f"Answer: {t['answer']} (gold {t['gold']}){mark}" + (f"  gains {t['answer_detail']['gains']}" if t["answer_detail"].get("gains") else ""))
@@ -99,12 +101,14 @@ def summarize(traces: list[dict]) -> dict:
     chance = lambda ts: float(np.mean([1 / len(t["options"]) for t in ts]))
     rounds = [t["n_rounds"] for t in traces]
     recall = [np.mean(t["gold_in_final"]) for t in traces if t["gold_in_final"]]
+    truly = [t["truly_sufficient_final"] for t in traces if t.get("truly_sufficient_final") is not None]
     return dict(variant=traces[0]["variant"], backbone=traces[0]["backbone"], readings=traces[0]["readings"], n=len(traces),
                 accuracy=acc(traces), chance=chance(traces),
                 by_type={k: dict(n=len(v), accuracy=acc(v), chance=chance(v)) for k, v in sorted(by_type.items())},
                 mean_rounds=float(np.mean(rounds)), rounds_hist={k: rounds.count(k) for k in sorted(set(rounds))},
                 sufficient_rate=float(np.mean([t["stop_reason"].startswith(("sufficient", "no_rubric verifier: enough", "self verifier: enough")) for t in traces])),
                 gold_recall=float(np.mean(recall)) if recall else None,
+                truly_sufficient_rate=float(np.mean(truly)) if truly else None,
                 calls_per_question=_per_question(traces, "calls"), prompt_tokens_per_question=_per_question(traces, "prompt_tokens"),
                 completion_tokens_per_question=_per_question(traces, "completion_tokens"))
 
@@ -116,7 +120,8 @@ def compare_table(summaries: dict) -> str:
     types = sorted({k for s in summaries.values() for k in s["by_type"]})
     rows += [(f"  {k}", lambda s, k=k: f"{s['by_type'][k]['accuracy']:.2f} (n={s['by_type'][k]['n']})" if k in s["by_type"] else "-") for k in types]
     rows += [("mean rounds", lambda s: f"{s['mean_rounds']:.2f}"), ("sufficient (verifier stop)", lambda s: f"{s['sufficient_rate']:.2f}"),
-             ("gold evidence recall", lambda s: "-" if s["gold_recall"] is None else f"{s['gold_recall']:.2f}")]
+             ("gold evidence recall", lambda s: "-" if s["gold_recall"] is None else f"{s['gold_recall']:.2f}"),
+             ("truly sufficient at the end", lambda s: "-" if s.get("truly_sufficient_rate") is None else f"{s['truly_sufficient_rate']:.2f}")]
     roles = sorted({r for s in summaries.values() for r in s["calls_per_question"]})
     rows += [(f"calls/q {r}", lambda s, r=r: f"{s['calls_per_question'].get(r, 0):.2f}") for r in roles]
     rows += [("calls/q total", lambda s: f"{sum(s['calls_per_question'].values()):.2f}")]

@@ -21,7 +21,7 @@ __all__ = ['SELECT_SYSTEM', 'SELECT_PROMPT', 'VERIFY_SYSTEM', 'VERIFY_PROMPT', '
 # %% ../nbs/11_verifier.ipynb #077aa92a
 SELECT_SYSTEM = "You decide which sufficiency criteria apply to a question about a video. Reply with JSON only."
 SELECT_PROMPT = string.Template(
-    "Question: $question\nOptions:\n$options\n\nCriteria:\n$catalogue\n\n"
+    "Criteria:\n$catalogue\n\nQuestion: $question\nOptions:\n$options\n\n"
     "Give the names of the criteria (at most $hi) that evidence must meet to decide this question.")
 
 def select_request(question: str, options: dict, pool: RubricPool, cfg: RevealConfig) -> ChatRequest:
@@ -105,7 +105,7 @@ def _from_expected(results, job) -> dict:
 
 # %% ../nbs/11_verifier.ipynb #55e871ff
 OPTION_PROMPT = string.Template(
-    "Judge by this criterion:\n$rubric\n\nEvidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
+    "Evidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\nJudge by this criterion:\n$rubric\n\n"
     "Reply with the text of the option the evidence supports.")
 
 def option_requests(job: dict, pool: RubricPool, with_evidence: bool = True) -> list[ScoreRequest]:
