@@ -402,7 +402,7 @@ def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None, ext
 def _prompt_ids(self: TransformersBackend, messages) -> list:
     "Token ids of a text-only chat prompt, ending where the assistant's reply starts."
     if any(not isinstance(m["content"], str) for m in messages):
-        raise RevealInputError("ScoreRequest", "messages", "scoring reads text-only turns; images and other content parts are not supported")
+        raise RevealInputError("request", "messages", "the in-process text path reads text-only turns; images and other content parts are not supported")
     ids = (self.processor or self.tokenizer).apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
     return list(ids[0] if ids and isinstance(ids[0], list) else ids)
 

@@ -23,16 +23,23 @@ def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0, c
         out[split] = split_questions(truths, s, cfg)
     return out
 
-# %% ../nbs/03c_synth_audit.ipynb #e67c3e0b
+# %% ../nbs/03c_synth_audit.ipynb #95cdf02b
+_SPAN = re.compile(r"From (\d+):(\d+) to (\d+):(\d+)")
+
+def _span_seconds(text: str):
+    "(start, end) seconds of a 'From mm:ss to mm:ss' option; None for other options."
+    m = _SPAN.match(text)
+    return None if not m else (int(m[1]) * 60 + int(m[2]), int(m[3]) * 60 + int(m[4]))
+
 def _number(text: str):
     "A count, or a span's start time in seconds; None for other options."
     if text.isdigit(): return float(text)
-    m = re.match(r"From (\d+):(\d+) to (\d+):(\d+)", text)
-    return None if not m else float(int(m[1]) * 60 + int(m[2]))
+    s = _span_seconds(text)
+    return None if s is None else float(s[0])
 
 def _duration(text: str):
-    m = re.match(r"From (\d+):(\d+) to (\d+):(\d+)", text)
-    return None if not m else float((int(m[3]) * 60 + int(m[4])) - (int(m[1]) * 60 + int(m[2])))
+    s = _span_seconds(text)
+    return None if s is None else float(s[1] - s[0])
 
 def _rank(values, k, largest):
     "Scores that pick the k-th smallest (or largest) of numeric values; all-equal when not numeric."

@@ -227,7 +227,7 @@ def _anchor_key(s): return (s["kind"], s["obj"], s["surface"], s["place"])
 QUESTION_TYPES = {"temporal_order": q_temporal_order, "counting": q_counting, "negation": q_negation, "causal": q_causal,
                   "attribute": q_attribute, "location": q_location, "global_summary": q_global, "temporal_grounding": q_grounding}
 
-# %% ../nbs/03b_synth_questions.ipynb #3695626c
+# %% ../nbs/03b_synth_questions.ipynb #3f7a5167
 def _texts(others, with_options=True) -> list[set]:
     return [_words(o["question"] + (" " + " ".join(_options(o)) if with_options else "")) for o in others]
 
@@ -244,7 +244,7 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     for n, q in enumerate(qs):
         if not q["pool"]: continue
         sets = [_texts(qs[:n] + qs[n + 1:], w) for w in (True, False)]
-        profile = lambda o: [count(_words(o), sets[0]), count(_words(o), sets[1]), count(_words(o), lines)]
+        profile = lambda o: (lambda ws: [count(ws, sets[0]), count(ws, sets[1]), count(ws, lines)])(_words(o))
         target, by_gap, seen = profile(q["answer"]), {}, {}
         for t, _ in q["pool"]:
             if t not in seen: seen[t] = sum(abs(a - b) // w for a, b, w in zip(profile(t), target, (1, 1, 4)))
