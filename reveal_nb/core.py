@@ -11,7 +11,7 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters', 'config_to_dict',
            'config_from_dict', 'config_fingerprint', 'describe_config', 'atomic_write_bytes', 'atomic_write_text',
-           'atomic_write_json', 'sha256_file', 'mmss', 'read_jsonl_records', 'cache_root']
+           'atomic_write_json', 'sha256_file', 'mmss', 'read_jsonl_records', 'append_jsonl', 'cache_root']
 
 # %% ../nbs/00_core.ipynb #2f239039
 class RevealInputError(ValueError):
@@ -223,6 +223,28 @@ def read_jsonl_records(path, key: str = "id") -> dict:
             except json.JSONDecodeError: continue
             out[rec[key]] = rec
     return out
+
+# %% ../nbs/00_core.ipynb #5e28efc9
+def _cut_torn_tail(path: Path):
+    "Truncate `path` after its last newline (a line without one was cut off by a killed writer)."
+    with open(path, "rb+") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        if end == 0: return
+        pos, tail = end, b""
+        while pos > 0 and b"\n" not in tail:
+            step = min(4096, pos); pos -= step; fh.seek(pos); tail = fh.read(step) + tail
+        if tail.endswith(b"\n"): return
+        keep = pos + tail.rfind(b"\n") + 1 if b"\n" in tail else 0
+        fh.truncate(keep)
+
+def append_jsonl(path, records) -> Path:
+    "Append `records` (dicts) to a JSONL file, one per line, after repairing a torn tail; synced to disk."
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists(): _cut_torn_tail(path)
+    with open(path, "a") as fh:
+        for r in records: fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        fh.flush(); os.fsync(fh.fileno())
+    return path
 
 # %% ../nbs/00_core.ipynb #78b7d932
 def cache_root(cfg: RevealConfig | None = None) -> Path:

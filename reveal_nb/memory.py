@@ -4,19 +4,19 @@
 
 # %% ../nbs/07_memory.ipynb #629dda7d
 from __future__ import annotations
-import hashlib, json, os, string, time
+import hashlib, json, os, shutil, string, time, warnings
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, cache_root,
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text, cache_root,
                             config_fingerprint, config_to_dict, mmss, read_jsonl_records, sha256_file)
 from .video import FrameScan, VideoInfo, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
 
 # %% auto #0
 __all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PROMPT', 'cached_file_sha256', 'memory_root',
-           'memory_key', 'provided_narrative', 'make_index', 'build_memory', 'OfflineMemory', 'search_text',
-           'search_visual', 'describe']
+           'memory_key', 'provided_narrative', 'caption_segments', 'l1_items', 'summarise_level', 'make_index',
+           'index_memory', 'build_memory', 'OfflineMemory', 'search_text', 'search_visual', 'describe']
 
 # %% ../nbs/07_memory.ipynb #74a3fd26
 MEMORY_FORMAT = 2
@@ -38,10 +38,11 @@ def memory_root(cfg: RevealConfig, root=None) -> Path:
     "Where memories live: `root`, else cfg.memory_dir, else <cache>/memory."
     return Path(root or cfg.memory_dir or cache_root(cfg) / "memory")
 
-def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None) -> str:
+def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None, subtitles_offset: float = 0.0) -> str:
     "Folder name of a memory: video content hash + fingerprint of everything else that shapes its content."
     prompts = [p.template for p in (CAPTION_PROMPT, L2_PROMPT, L3_PROMPT)]
     extra = [MEMORY_FORMAT, prompts] + [cached_file_sha256(f, cfg) if f else None for f in (captions, subtitles)]
+    if subtitles_offset: extra.append(float(subtitles_offset))
     fp = hashlib.sha256((config_fingerprint(cfg, MEMORY_KEYS) + json.dumps(extra)).encode()).hexdigest()[:12]
     return f"{cached_file_sha256(video, cfg)[:16]}-{fp}"
 
@@ -72,23 +73,27 @@ def _save_scan(d: Path, scan: FrameScan):
     atomic_write_json(d / "scan.json", dict(info=asdict(scan.info), times=scan.times.tolist(), reasons=scan.reasons, stats=scan.stats))
 
 def _load_scan(d: Path) -> FrameScan | None:
+    "The scan checkpoint, or None when there is none or it is damaged (then it is removed and the video is scanned again)."
     if not (d / "scan.json").exists() or not (d / "descriptors.npy").exists(): return None
-    j = json.loads((d / "scan.json").read_text())
-    return FrameScan(VideoInfo(**j["info"]), np.array(j["times"]), j["reasons"], j["stats"], np.load(d / "descriptors.npy"))
-
-# %% ../nbs/07_memory.ipynb #f6aacabb
-def _append(path: Path, records):
-    with open(path, "a") as fh:
-        for r in records: fh.write(json.dumps(r) + "\n")
-        fh.flush(); os.fsync(fh.fileno())
+    try:
+        j = json.loads((d / "scan.json").read_text())
+        scan = FrameScan(VideoInfo(**j["info"]), np.array(j["times"]), j["reasons"], j["stats"], np.load(d / "descriptors.npy"))
+        if len(scan.descriptors) != int(scan.kept.sum()): raise ValueError(f"{len(scan.descriptors)} descriptors for {int(scan.kept.sum())} kept frames")
+        return scan
+    except (ValueError, KeyError, TypeError, EOFError, OSError) as e:
+        warnings.warn(f"{d}: damaged scan checkpoint ({type(e).__name__}: {str(e)[:80]}); scanning the video again")
+        for f in ("scan.json", "descriptors.npy"): (d / f).unlink(missing_ok=True)
+        return None
 
 # %% ../nbs/07_memory.ipynb #233a73fa
-def _caption(d, video, segs, cfg, narration, subtitles, get_llm, progress):
+def caption_segments(folder, video, segs: list[Segment], cfg: RevealConfig, narration: list, subtitles: list, llm=None,
+                     progress: bool = False) -> list[str]:
+    "The L1 narrative of every segment, checkpointed in folder/captions.jsonl (only missing ones are made)."
     from tqdm.auto import tqdm
-    path, done = d / "captions.jsonl", read_jsonl_records(d / "captions.jsonl")
+    folder = Path(folder); path, done = folder / "captions.jsonl", read_jsonl_records(folder / "captions.jsonl")
     todo = [(i, s) for i, s in enumerate(segs) if f"L1-{i:05d}" not in done]
     if cfg.captioner == "provided":
-        _append(path, [dict(id=f"L1-{i:05d}", text=provided_narrative(s, narration, subtitles)) for i, s in todo])
+        append_jsonl(path, [dict(id=f"L1-{i:05d}", text=provided_narrative(s, narration, subtitles)) for i, s in todo])
     else:
         from reveal_nb.models import ChatRequest
         for b in tqdm(range(0, len(todo), cfg.llm_batch_size), desc="caption", disable=not progress):
@@ -98,16 +103,23 @@ def _caption(d, video, segs, cfg, narration, subtitles, get_llm, progress):
                 said = " ".join(l["text"] for l in lines_in_span(subtitles, s.start, s.end))
                 prompt = CAPTION_PROMPT.substitute(start=mmss(s.start), end=mmss(s.end), subs=f'; what is said: "{said}"' if said else "")
                 reqs.append(ChatRequest([{"role": "user", "content": prompt}], "captioner", images=list(frames), max_new_tokens=160))
-            _append(path, [dict(id=f"L1-{i:05d}", text=r.text) for (i, _), r in zip(chunk, get_llm().chat_batch(reqs))])
+            append_jsonl(path, [dict(id=f"L1-{i:05d}", text=r.text) for (i, _), r in zip(chunk, llm.chat_batch(reqs))])
     done = read_jsonl_records(path)
     return [done[f"L1-{i:05d}"]["text"] for i in range(len(segs))]
 
+def l1_items(segs: list[Segment], texts: list[str]) -> list[dict]:
+    "The L1 records: id, span, narrative and the segment's first/last sampled frame."
+    return [dict(id=f"L1-{i:05d}", level=1, start=s.start, end=s.end, text=t, first_frame=s.first, last_frame=s.last)
+            for i, (s, t) in enumerate(zip(segs, texts))]
+
 # %% ../nbs/07_memory.ipynb #d65a6a8a
-def _summarise(d, level, children, fanin, words, prompt, get_llm, cfg, progress):
-    "Parents of `children` ([{id, start, end, text}]) at `level`, `fanin` at a time; checkpointed."
+def summarise_level(folder, level: int, children: list[dict], cfg: RevealConfig, llm=None, progress: bool = False) -> list[dict]:
+    "The level-2 or level-3 parents of `children` ([{id, start, end, text}]), `fanin` consecutive ones each; checkpointed."
     from tqdm.auto import tqdm
     from reveal_nb.models import ChatRequest
-    path = d / "summaries.jsonl"
+    if level not in (2, 3): raise RevealInputError("summarise_level", "level", f"{level} is not 2 or 3")
+    fanin, words, prompt = (cfg.l2_fanin, cfg.l2_words, L2_PROMPT) if level == 2 else (cfg.l3_fanin, cfg.l3_words, L3_PROMPT)
+    path = Path(folder) / "summaries.jsonl"
     groups = [children[i:i + fanin] for i in range(0, len(children), fanin)]
     parents = [dict(id=f"L{level}-{j:05d}", level=level, start=g[0]["start"], end=g[-1]["end"], children=[c["id"] for c in g]) for j, g in enumerate(groups)]
     finished = read_jsonl_records(path)
@@ -118,7 +130,7 @@ def _summarise(d, level, children, fanin, words, prompt, get_llm, cfg, progress)
         reqs = [ChatRequest([{"role": "user", "content": prompt.substitute(
                     moments="\n".join(f"[{mmss(c['start'])}-{mmss(c['end'])}] {c['text']}" for c in g if c["text"]) or "(nothing recorded)",
                     words=words)}], "summarizer", max_new_tokens=int(words * 1.6) + 16) for _, g in chunk]
-        _append(path, [dict(id=p["id"], text=r.text) for (p, _), r in zip(chunk, get_llm().chat_batch(reqs))])
+        append_jsonl(path, [dict(id=p["id"], text=r.text) for (p, _), r in zip(chunk, llm.chat_batch(reqs))])
     done = read_jsonl_records(path)
     return [p | dict(text=done[p["id"]]["text"] if p["id"] in done else "") for p in parents]
 
@@ -134,64 +146,105 @@ def make_index(vectors: np.ndarray, flat_max: int = 1_000_000):
     return index
 
 # %% ../nbs/07_memory.ipynb #967809e4
+def _keyframes(scan, segs):
+    "Index (into the kept frames) of each segment's frame nearest its middle; -1 if it has none."
+    kt = scan.kept_times
+    return [int(np.argmin(np.abs(kt - (s.start + s.end) / 2))) if len(kt) else -1 for s in segs]
+
+def _save_npy(path: Path, array: np.ndarray):
+    buf = __import__("io").BytesIO(); np.save(buf, array); atomic_write_bytes(path, buf.getvalue())
+
+def _save_index(path: Path, index):
+    import faiss
+    atomic_write_bytes(path, faiss.serialize_index(index).tobytes())
+
+def index_memory(folder, scan: FrameScan, segs: list[Segment], levels: list[list[dict]], cfg: RevealConfig, text_encoder, visual_encoder):
+    "Embed every level's texts and the L1 keyframes, write the FAISS indexes and items.jsonl into `folder`."
+    folder = Path(folder); l1 = levels[0]
+    for lvl, items in enumerate(levels, start=1):
+        rows = [x for x in items if x["text"]]
+        E = text_encoder.encode([x["text"] for x in rows]) if rows else np.zeros((0, text_encoder.dim), np.float32)
+        _save_npy(folder / f"text_L{lvl}.npy", E); atomic_write_json(folder / f"text_L{lvl}.ids.json", [x["id"] for x in rows])
+        _save_index(folder / f"text_L{lvl}.faiss", make_index(E, cfg.faiss_flat_max))
+    kf = _keyframes(scan, segs)
+    for x, k in zip(l1, kf): x["keyframe_time"] = float(scan.kept_times[k]) if k >= 0 else None
+    _save_npy(folder / "visual_L1.npy", scan.descriptors[kf])
+    if getattr(visual_encoder, "joint", False): _save_index(folder / "visual_L1.faiss", make_index(scan.descriptors[kf], cfg.faiss_flat_max))
+    atomic_write_text(folder / "items.jsonl", "".join(json.dumps(x) + "\n" for x in sum(levels, [])))
+
+# %% ../nbs/07_memory.ipynb #8d82e889
+class _LazyLLM:
+    "The chat model of `cfg`, loaded on the first call only (a resumed build whose summaries are all written loads none)."
+    def __init__(self, cfg: RevealConfig, llm=None): self.cfg, self.llm = cfg, llm
+    def chat_batch(self, requests):
+        if self.llm is None:
+            from reveal_nb.models import make_llm
+            self.llm = make_llm(self.cfg)
+        return self.llm.chat_batch(requests)
+
+def _require_file(path, field: str) -> Path:
+    path = Path(path)
+    if not path.is_file(): raise RevealInputError(path, field, "file not found")
+    return path
+
+def _complete_memory(d: Path):
+    "The loaded memory in `d` when its build finished and every file reads back; None when it must be (re)built."
+    try: complete = json.loads((d / "meta.json").read_text()).get("complete")
+    except (OSError, ValueError, AttributeError): return None
+    if not complete: return None
+    try: return OfflineMemory.load(d)
+    except RevealInputError as e:
+        warnings.warn(f"{e}; rebuilding its index from the checkpoints")
+        (d / "meta.json").unlink(); return None
+
 def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=None, text_encoder=None, visual_encoder=None,
-                 root=None, progress: bool = True) -> "OfflineMemory":
+                 root=None, progress: bool = True, subtitles_offset: float = 0.0) -> "OfflineMemory":
     "Build (or load, or resume) the offline memory of `video`; returns it loaded."
-    from reveal_nb.encoders import make_text_encoder, make_visual_encoder
-    video = Path(video)
+    from filelock import FileLock, Timeout
+    video = _require_file(video, "video")
     if cfg.captioner == "provided" and captions is None:
         raise RevealInputError(video, "captions", "the 'provided' captioner needs a narration/captions file (or set captioner=vlm)")
-    d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles)
-    if (d / "meta.json").exists() and json.loads((d / "meta.json").read_text()).get("complete"): return OfflineMemory.load(d)
-    d.mkdir(parents=True, exist_ok=True)
-    timings, t0 = {}, time.time()
+    if captions: _require_file(captions, "captions")
+    if subtitles: _require_file(subtitles, "subtitles")
+    d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles, subtitles_offset)
+    d.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(d) + ".lock")
+    try: lock.acquire(timeout=0)
+    except Timeout:
+        print(f"another process is building {d}; waiting for it", file=__import__("sys").stderr); lock.acquire()
+    try:
+        if (mem := _complete_memory(d)) is not None: return mem
+        d.mkdir(exist_ok=True)
+        try: return _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, llm, text_encoder, visual_encoder, progress)
+        except BaseException:
+            if d.is_dir() and not any(d.iterdir()): d.rmdir()
+            raise
+    finally: lock.release()
+
+def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, llm, text_encoder, visual_encoder, progress):
+    from reveal_nb.encoders import make_text_encoder, make_visual_encoder
+    timings, t0, llm = {}, time.time(), _LazyLLM(cfg, llm)
     visual_encoder = visual_encoder or make_visual_encoder(cfg)
     scan = _load_scan(d)
     if scan is None: scan = scan_video(video, cfg, visual_encoder, progress); _save_scan(d, scan)
     timings["scan"] = time.time() - t0; t0 = time.time()
     segs = segment_video(scan, cfg)
     narration = load_text_track(captions, duration=scan.info.duration) if captions else []
-    subs = load_text_track(subtitles, duration=scan.info.duration) if subtitles else []
-    lazy = {"llm": llm}
-    def get_llm():
-        "The chat model, loaded on first need only (a resumed build with every summary done loads none)."
-        if lazy["llm"] is None:
-            from reveal_nb.models import make_llm
-            lazy["llm"] = make_llm(cfg)
-        return lazy["llm"]
-    texts = _caption(d, video, segs, cfg, narration, subs, get_llm, progress)
+    speech = load_text_track(subtitles, offset=subtitles_offset, duration=scan.info.duration) if subtitles else []
+    l1 = l1_items(segs, caption_segments(d, video, segs, cfg, narration, speech, llm, progress))
     timings["caption"] = time.time() - t0; t0 = time.time()
-    l1 = [dict(id=f"L1-{i:05d}", level=1, start=s.start, end=s.end, text=t, first_frame=s.first, last_frame=s.last) for i, (s, t) in enumerate(zip(segs, texts))]
-    l2 = _summarise(d, 2, l1, cfg.l2_fanin, cfg.l2_words, L2_PROMPT, get_llm, cfg, progress)
-    l3 = _summarise(d, 3, l2, cfg.l3_fanin, cfg.l3_words, L3_PROMPT, get_llm, cfg, progress)
+    l2 = summarise_level(d, 2, l1, cfg, llm, progress)
+    l3 = summarise_level(d, 3, l2, cfg, llm, progress)
     timings["summarise"] = time.time() - t0; t0 = time.time()
-    return _index_and_finish(d, video, cfg, captions, subtitles, scan, segs, l1, l2, l3, text_encoder or make_text_encoder(cfg),
-                             visual_encoder, lazy.get("llm"), timings, t0)
-
-# %% ../nbs/07_memory.ipynb #8d82e889
-def _keyframes(scan, segs):
-    "Index (into the kept frames) of each segment's frame nearest its middle; -1 if it has none."
-    kt = scan.kept_times
-    return [int(np.argmin(np.abs(kt - (s.start + s.end) / 2))) if len(kt) else -1 for s in segs]
-
-def _index_and_finish(d, video, cfg, captions, subtitles, scan, segs, l1, l2, l3, text_enc, vis_enc, llm, timings, t0):
-    import faiss
-    for lvl, items in ((1, l1), (2, l2), (3, l3)):
-        rows = [x for x in items if x["text"]]
-        E = text_enc.encode([x["text"] for x in rows]) if rows else np.zeros((0, text_enc.dim), np.float32)
-        np.save(d / f"text_L{lvl}.npy", E); atomic_write_json(d / f"text_L{lvl}.ids.json", [x["id"] for x in rows])
-        faiss.write_index(make_index(E, cfg.faiss_flat_max), str(d / f"text_L{lvl}.faiss"))
-    kf = _keyframes(scan, segs)
-    for x, k in zip(l1, kf): x["keyframe_time"] = float(scan.kept_times[k]) if k >= 0 else None
-    np.save(d / "visual_L1.npy", scan.descriptors[kf])
-    if getattr(vis_enc, "joint", False): faiss.write_index(make_index(scan.descriptors[kf], cfg.faiss_flat_max), str(d / "visual_L1.faiss"))
-    atomic_write_text(d / "items.jsonl", "".join(json.dumps(x) + "\n" for x in l1 + l2 + l3))
+    text_encoder = text_encoder or make_text_encoder(cfg)
+    index_memory(d, scan, segs, [l1, l2, l3], cfg, text_encoder, visual_encoder)
     timings["index"] = time.time() - t0
     meta = dict(format=MEMORY_FORMAT, complete=True, video=str(Path(video).resolve()), video_sha256=cached_file_sha256(video, cfg),
                 captions=str(captions) if captions else None, subtitles=str(subtitles) if subtitles else None,
-                config={k: config_to_dict(cfg)[k] for k in MEMORY_KEYS}, text_encoder=text_enc.fingerprint,
-                visual_encoder=vis_enc.fingerprint, visual_channel=bool(getattr(vis_enc, "joint", False)),
-                llm=getattr(llm, "model_name", cfg.llm_model), duration=scan.info.duration,
+                subtitles_offset=subtitles_offset, config={k: config_to_dict(cfg)[k] for k in MEMORY_KEYS},
+                text_encoder=text_encoder.fingerprint, visual_encoder=visual_encoder.fingerprint,
+                visual_channel=bool(getattr(visual_encoder, "joint", False)),
+                llm=getattr(llm.llm, "model_name", cfg.llm_model), duration=scan.info.duration,
                 frames=dict(sampled=len(scan.times), kept=int(scan.kept.sum()), dropped=scan.drop_summary()),
                 segments=segment_stats(segs), counts={"L1": len(l1), "L2": len(l2), "L3": len(l3)},
                 timings={k: round(v, 3) for k, v in timings.items()})
@@ -199,6 +252,13 @@ def _index_and_finish(d, video, cfg, captions, subtitles, scan, segs, l1, l2, l3
     return OfflineMemory.load(d)
 
 # %% ../nbs/07_memory.ipynb #6416abf1
+def _read_part(folder: Path, name: str, read):
+    "read(folder/name), turning a missing or unreadable file into one line that names it."
+    try: return read(folder / name)
+    except (OSError, ValueError, RuntimeError, KeyError, TypeError) as e:
+        raise RevealInputError(folder / name, "file", f"missing or damaged ({type(e).__name__}); build the memory again to rebuild "
+                               f"its index stage from the checkpoints, or remove {folder}") from None
+
 class OfflineMemory:
     "A built offline memory, loaded from its folder."
     def __init__(self, folder: Path, meta: dict, items: list, indexes: dict, ids: dict, visual):
@@ -210,12 +270,18 @@ class OfflineMemory:
         import faiss
         folder = Path(folder)
         if not (folder / "meta.json").exists(): raise RevealInputError(folder, "meta.json", "not a built memory (missing meta.json)")
-        meta = json.loads((folder / "meta.json").read_text())
-        if not meta.get("complete"): raise RevealInputError(folder, "meta.json", "the build did not finish; run build_memory again to resume it")
-        items = [json.loads(l) for l in (folder / "items.jsonl").read_text().splitlines()]
-        idx = {l: faiss.read_index(str(folder / f"text_L{l}.faiss")) for l in (1, 2, 3)}
-        ids = {l: json.loads((folder / f"text_L{l}.ids.json").read_text()) for l in (1, 2, 3)}
-        vis = faiss.read_index(str(folder / "visual_L1.faiss")) if (folder / "visual_L1.faiss").exists() else None
+        meta = _read_part(folder, "meta.json", lambda p: json.loads(p.read_text()))
+        if not meta.get("complete"):
+            raise RevealInputError(folder, "meta.json", "the build did not finish; build it again (`reveal-nb memory build VIDEO ...` "
+                                   "or build_memory) with the same inputs to resume it")
+        items = _read_part(folder, "items.jsonl", lambda p: [json.loads(l) for l in p.read_text().splitlines()])
+        counts = {f"L{n}": sum(x["level"] == n for x in items) for n in (1, 2, 3)}
+        if counts != meta.get("counts", counts): raise RevealInputError(folder / "items.jsonl", "items", f"damaged: holds {counts}, meta.json says {meta['counts']}")
+        idx = {l: _read_part(folder, f"text_L{l}.faiss", lambda p: faiss.read_index(str(p))) for l in (1, 2, 3)}
+        ids = {l: _read_part(folder, f"text_L{l}.ids.json", lambda p: json.loads(p.read_text())) for l in (1, 2, 3)}
+        for l in (1, 2, 3):
+            if idx[l].ntotal != len(ids[l]): raise RevealInputError(folder / f"text_L{l}.faiss", "index", f"damaged: {idx[l].ntotal} rows for {len(ids[l])} ids")
+        vis = _read_part(folder, "visual_L1.faiss", lambda p: faiss.read_index(str(p))) if (folder / "visual_L1.faiss").exists() else None
         return cls(folder, meta, items, idx, ids, vis)
 
     def level(self, n: int) -> list: return [x for x in self.items if x["level"] == n]
