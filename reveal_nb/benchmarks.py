@@ -56,11 +56,19 @@ def _unique_ids(items, source):
     return items
 
 # %% ../nbs/04_benchmarks.ipynb #2811d506
-def _read_json(path):
+def _read_json(path, expect: type | None = None):
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "file", "not found")
-    try: return json.loads(path.read_text())
-    except json.JSONDecodeError as e: raise RevealInputError(path, "file", f"not valid JSON: {e}") from None
+    try: data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(path, "file", f"not valid JSON: {e}") from None
+    if expect is not None and not isinstance(data, expect):
+        raise RevealInputError(path, "file", f"expected a JSON {expect.__name__} at the top level, found a {type(data).__name__}")
+    return data
+
+def _read_parquet(path):
+    import pandas as pd
+    try: return pd.read_parquet(path)
+    except Exception as e: raise RevealInputError(path, "file", f"not a readable parquet file ({type(e).__name__}: {str(e)[:120]})") from None
 
 def _read_jsonl(path):
     path = Path(path)
@@ -73,6 +81,7 @@ def _read_jsonl(path):
     return out
 
 def _field(rec, key, source, rid):
+    if not isinstance(rec, dict): raise RevealInputError(f"{source} [record {rid}]", "record", f"expected a JSON object, found {rec!r:.40}")
     if key not in rec: raise RevealInputError(f"{source} [record {rid}]", key, "missing")
     return rec[key]
 
@@ -84,7 +93,7 @@ def load_reveal_synth(root, split="test") -> list[QAItem]:
     for r in _read_jsonl(src):
         vid = _field(r, "video_id", src, r.get("qid"))
         items.append(check_item(QAItem("reveal-synth", _field(r, "qid", src, "?"), vid, _field(r, "question", src, r.get("qid")),
-                                       _field(r, "options", src, r.get("qid")), _field(r, "answer", src, r.get("qid")), [r["type"]],
+                                       _field(r, "options", src, r.get("qid")), _field(r, "answer", src, r.get("qid")), [_field(r, "type", src, r.get("qid"))],
                                        str(root / "videos" / f"{vid}.mp4"), r.get("duration"), str(root / "subtitles" / f"{vid}.srt"),
                                        str(root / "narration" / f"{vid}.json"), r.get("evidence", []), r.get("misleading", []),
                                        split, dict(answer_text=r.get("answer_text"), evidence_groups=r.get("evidence_groups"),
@@ -113,7 +122,7 @@ def load_videomme(root, duration="long") -> list[QAItem]:
     import pandas as pd
     root = Path(root); src = root / "videomme" / "test-00000-of-00001.parquet"
     if not src.exists(): raise RevealInputError(src, "file", "not found (expected the official Video-MME parquet)")
-    df = pd.read_parquet(src)
+    df = _read_parquet(src)
     for col in ("video_id", "duration", "videoID", "question_id", "task_type", "question", "options", "answer"):
         if col not in df.columns: raise RevealInputError(src, col, "column missing")
     items = []
@@ -157,13 +166,13 @@ def load_longvideobench(root, split="val") -> list[QAItem]:
     "LongVideoBench items from the official lvb_val.json (or lvb_test_wo_gt.json with split='test')."
     root = Path(root); src = root / ("lvb_val.json" if split == "val" else "lvb_test_wo_gt.json")
     items = []
-    for r in _read_json(src):
+    for r in _read_json(src, expect=list):
         rid = str(_field(r, "id", src, "?"))
         cands = _field(r, "candidates", src, rid)
         if not isinstance(cands, list): raise RevealInputError(f"{src} [record {rid}]", "candidates", "not a list")
         opts = {chr(65 + i): str(c) for i, c in enumerate(cands)}
         cc = r.get("correct_choice")
-        if cc is not None and not (isinstance(cc, int) and 0 <= cc < len(cands)):
+        if cc is not None and (isinstance(cc, bool) or not (isinstance(cc, int) and 0 <= cc < len(cands))):
             raise RevealInputError(f"{src} [record {rid}]", "correct_choice", f"{cc!r} is not an index into {len(cands)} candidates")
         items.append(check_item(QAItem("longvideobench", rid, str(_field(r, "video_id", src, rid)), _field(r, "question", src, rid), opts,
                                        None if cc is None else chr(65 + cc), [r.get("question_category")],
@@ -227,7 +236,7 @@ def load_egolifeqa(root, identity="A1_JAKE") -> Items:
     "EgoLifeQA items for one identity (default A1_JAKE)."
     root = Path(root); src = root / "EgoLifeQA" / f"EgoLifeQA_{identity}.json"
     items, skipped = Items(), []
-    for r in _read_json(src):
+    for r in _read_json(src, expect=list):
         it, skip = _ego_item("egolifeqa", r, src, root, identity)
         if skip: skipped.append(skip)
         else: items.append(it)
@@ -241,7 +250,7 @@ EGO_IDENTITIES = ["A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "
 def _egor1_parquet(src, root):
     import pandas as pd
     items, skipped = Items(), []
-    for n, r in enumerate(pd.read_parquet(src).to_dict("records")):
+    for n, r in enumerate(_read_parquet(src).to_dict("records")):
         rid = str((r.get("extra_info") or {}).get("index", n))
         text = str(_field(r, "question", src, rid))
         m = re.search(r"<timestamp>\s*DAY(\d+)_(\d{8})\s*</timestamp>", text)
@@ -263,7 +272,7 @@ def load_egor1(root) -> Items:
     items, skipped = Items(), []
     for src in files:
         identity = src.stem.replace("EgoLifeQA_", "")
-        for r in _read_json(src):
+        for r in _read_json(src, expect=list):
             it, skip = _ego_item("egor1", r, src, root, identity)
             if skip: skipped.append((f"{identity}:{skip[0]}", skip[1])); continue
             it.qid = f"{identity}:{it.qid}"; items.append(it)
@@ -410,8 +419,12 @@ def check_local_copy(name: str, root, limit: int = 5) -> dict:
         if not p.exists(): report["problems"].append(f"annotation file missing: {p}"); continue
         if digest and sha256_file(p) != digest:
             report["problems"].append(f"{p}: checksum differs from the manifest (a different release?)")
-    if m.get("checksums_file") and (root / m["checksums_file"]).exists():
-        listed = json.loads((root / m["checksums_file"]).read_text()).get("files", {})
+    if m.get("checksums_file"):
+        ck = root / m["checksums_file"]
+        if not ck.exists() and root.exists():
+            raise RevealInputError(ck, "file", "missing: the folder was not written by `reveal-nb synth`, or the generation did not finish; run it again")
+        listed = _read_json(ck, expect=dict).get("files", {}) if ck.exists() else {}
+        if not isinstance(listed, dict): raise RevealInputError(ck, "files", "expected an object {relative path: sha256}")
         bad = [rel for rel, d in listed.items() if not (root / rel).exists() or sha256_file(root / rel) != d]
         if bad: report["problems"].append(f"{len(bad)} file(s) missing or changed since generation, e.g. {bad[:limit]}")
         else: report["notes"].append(f"all {len(listed)} files match {m['checksums_file']}")

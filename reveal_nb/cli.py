@@ -4,11 +4,12 @@
 
 # %% ../nbs/90_cli.ipynb #ac9bb91a
 from __future__ import annotations
-import argparse, json, string, sys, time
+import argparse, json, string, sys, time, warnings
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint, config_from_dict,
+from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_fingerprint, config_from_dict,
                             config_to_dict, describe_config, read_jsonl_records, with_overrides)
+from .models import ModelServerError
 
 # %% auto #0
 __all__ = ['config_from_args', 'run_demo', 'build_parser', 'main']
@@ -20,7 +21,9 @@ def config_from_args(config_file=None, sets=()) -> RevealConfig:
     if config_file:
         try: d = json.loads(Path(config_file).read_text())
         except (OSError, json.JSONDecodeError) as e: raise RevealInputError(config_file, "config", f"cannot read JSON: {e}") from None
-        cfg = config_from_dict(d.get("config", d), source=config_file)
+        if isinstance(d, dict) and isinstance(d.get("config"), dict): d = d["config"]
+        if not isinstance(d, dict): raise RevealInputError(config_file, "config", f"expected a JSON object of config fields, found a {type(d).__name__}")
+        cfg = config_from_dict(d, source=config_file)
     return with_overrides(cfg, list(sets), source="--set")
 
 # %% ../nbs/90_cli.ipynb #1107f7f3
@@ -35,6 +38,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     from reveal_nb.loop import VARIANTS
     for v in variants:
         if v not in VARIANTS: raise RevealInputError("--variants", v, f"unknown variant; known: {list(VARIANTS)}")
+    if limit is not None and limit < 1: raise RevealInputError("--limit", "limit", f"{limit} questions: give at least 1 (or leave it out for all)")
     out_dir = Path(out_dir)
     generate(data_dir, size, cfg, progress=False)
     items = load_reveal_synth(data_dir, "test")[:limit]
@@ -45,7 +49,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
         traces = run_variant(items, vcfg, out_dir / v, llm=llm, enc=enc)
         summaries[v] = summarize(traces) | dict(seconds=round(time.time() - t0, 1), traces=str(out_dir / v / "traces.jsonl"))
         show = next((t for t in traces if t["n_rounds"] > 1), traces[0])
-        (out_dir / v / "example_trace.txt").write_text(render_trace(show, vcfg.tau) + "\n")
+        atomic_write_text(out_dir / v / "example_trace.txt", render_trace(show, vcfg.tau) + "\n")
         summaries[v]["example_trace"] = str(out_dir / v / "example_trace.txt")
         atomic_write_json(out_dir / v / "report.json", dict(summary=summaries[v], config=config_to_dict(vcfg), data=str(data_dir), size=size))
     return summaries
@@ -97,6 +101,9 @@ def _cmd_memory(a, cfg):
     if a.action == "build":
         mem = build_memory(target, cfg, captions=a.captions, subtitles=a.subtitles, progress=True)
     else:
+        if not target.exists(): raise RevealInputError(target, "video", "file not found (give a video file or a memory folder)")
+        for f, field in ((a.captions, "captions"), (a.subtitles, "subtitles")):
+            if f and not Path(f).is_file(): raise RevealInputError(f, field, "file not found")
         folder = target if target.is_dir() else memory_root(cfg) / memory_key(target, cfg, a.captions, a.subtitles)
         mem = OfflineMemory.load(folder)
     print(mem.describe(n=a.n))
@@ -163,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None):
     "Entry point of the `reveal-nb` console script."
     a = build_parser().parse_args(argv)
+    warnings.showwarning = lambda message, *_, **__: print(f"reveal-nb: warning: {message}", file=sys.stderr)
     try:
         a.fn(a, config_from_args(a.config, a.sets))
-    except RevealInputError as e:
+    except (RevealInputError, ModelServerError) as e:
         print(f"reveal-nb: error: {e}", file=sys.stderr); raise SystemExit(2)

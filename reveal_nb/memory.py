@@ -204,8 +204,8 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
     video = _require_file(video, "video")
     if cfg.captioner == "provided" and captions is None:
         raise RevealInputError(video, "captions", "the 'provided' captioner needs a narration/captions file (or set captioner=vlm)")
-    if captions: _require_file(captions, "captions")
-    if subtitles: _require_file(subtitles, "subtitles")
+    if captions: load_text_track(_require_file(captions, "captions"))              # a bad track fails before any decoding
+    if subtitles: load_text_track(_require_file(subtitles, "subtitles"), offset=subtitles_offset)
     d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles, subtitles_offset)
     d.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(d) + ".lock")
@@ -269,7 +269,10 @@ class OfflineMemory:
     def load(cls, folder) -> "OfflineMemory":
         import faiss
         folder = Path(folder)
-        if not (folder / "meta.json").exists(): raise RevealInputError(folder, "meta.json", "not a built memory (missing meta.json)")
+        if not (folder / "meta.json").exists():
+            started = any((folder / f).exists() for f in ("scan.json", "captions.jsonl", "summaries.jsonl"))
+            raise RevealInputError(folder, "meta.json", "the build did not finish; build it again with the same inputs to resume it"
+                                   if started else "not a built memory (missing meta.json)")
         meta = _read_part(folder, "meta.json", lambda p: json.loads(p.read_text()))
         if not meta.get("complete"):
             raise RevealInputError(folder, "meta.json", "the build did not finish; build it again (`reveal-nb memory build VIDEO ...` "

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json, os, time
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint, config_to_dict, mmss,
-                            read_jsonl_records)
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, config_fingerprint, config_to_dict,
+                            mmss, read_jsonl_records)
 from .models import usage_totals
 from .loop import VARIANTS, memory_config, run_fingerprint, run_loop, start_run, trace_of
 from .rubrics import pool_for
@@ -76,15 +76,14 @@ def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, pro
         for it in tqdm(todo, desc="memories", disable=not progress):
             if it.video_id not in mems:
                 mems[it.video_id] = build_memory(it.video_path, mcfg, captions=it.captions_path, subtitles=it.subtitles_path,
+                                                 subtitles_offset=float(it.extra.get("starting_timestamp_for_subtitles") or 0.0),
                                                  llm=llm, text_encoder=enc, progress=False)
-        with open(path, "a") as fh, tqdm(total=len(todo), desc=f"{cfg.variant} questions", disable=not progress) as bar:
+        with tqdm(total=len(todo), desc=f"{cfg.variant} questions", disable=not progress) as bar:
             for b in range(0, len(todo), cfg.question_batch):
                 chunk, t0 = todo[b:b + cfg.question_batch], time.time()
                 runs = run_loop([start_run(it, mems[it.video_id], cfg, enc.dim) for it in chunk], llm, enc, pool, cfg)
-                for r in runs:
-                    t = trace_of(r, cfg, llm) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(chunk))
-                    fh.write(json.dumps(t) + "\n"); done[t["qid"]] = t
-                fh.flush(); os.fsync(fh.fileno()); bar.update(len(chunk))
+                traces = [trace_of(r, cfg, llm) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(chunk)) for r in runs]
+                append_jsonl(path, traces); done.update((t["qid"], t) for t in traces); bar.update(len(chunk))
     return [done[it.qid] for it in items]
 
 # %% ../nbs/13_traces.ipynb #a2458119

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_video.ipynb #a58714fd
 from __future__ import annotations
-import io, json, re
+import io, json, re, warnings
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -12,7 +12,8 @@ from .core import RevealConfig, RevealInputError
 
 # %% auto #0
 __all__ = ['VideoInfo', 'open_video', 'sample_indices', 'frame_stats', 'frame_reasons', 'FrameScan', 'scan_video',
-           'frames_in_span', 'parse_srt', 'parse_lvb_subtitles', 'parse_narration', 'load_text_track', 'lines_in_span']
+           'frames_in_span', 'parse_srt', 'parse_lvb_subtitles', 'parse_narration', 'check_track_times',
+           'load_text_track', 'lines_in_span']
 
 # %% ../nbs/05_video.ipynb #7fdea702
 @dataclass
@@ -172,9 +173,11 @@ def parse_lvb_subtitles(path, offset: float = 0.0, duration: float | None = None
     out = []
     for n, e in enumerate(data):
         where = (path, f"entry {n}")
+        if not isinstance(e, dict): raise RevealInputError(path, f"entry {n}", f"expected an object, found {e!r:.40}")
         if "timestamp" in e:
-            s, t = e["timestamp"][0], e["timestamp"][1]
-            start = float(s); end = float(t) if isinstance(t, (int, float)) else (duration if duration is not None else float("inf"))
+            try: s, t = e["timestamp"][0], e["timestamp"][1]; start = float(s)
+            except (TypeError, ValueError, IndexError, KeyError): raise RevealInputError(path, f"entry {n}", f"bad 'timestamp' {e['timestamp']!r:.40}") from None
+            end = float(t) if isinstance(t, (int, float)) else (duration if duration is not None else float("inf"))
             text = e.get("text", "")
         elif "start" in e:
             start, end, text = _srt_seconds(e["start"], where), _srt_seconds(e["end"], where), e.get("line", e.get("text", ""))
@@ -183,26 +186,49 @@ def parse_lvb_subtitles(path, offset: float = 0.0, duration: float | None = None
     return sorted(out, key=lambda x: x["start"])
 
 # %% ../nbs/05_video.ipynb #e5635349
+def _read_json_track(path: Path, field: str):
+    if not path.exists(): raise RevealInputError(path, field, "file not found")
+    try: return json.loads(path.read_text() or "[]")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(path, field, f"not valid JSON: {e}") from None
+
 def parse_narration(path) -> list[dict]:
-    "A JSON list of {start, end, text} (extra keys are kept)."
-    path = Path(path)
-    if not path.exists(): raise RevealInputError(path, "narration", "file not found")
-    try: data = json.loads(path.read_text())
-    except json.JSONDecodeError as e: raise RevealInputError(path, "narration", f"not valid JSON: {e}") from None
+    "A JSON list of {start, end, text} (extra keys are kept), checked entry by entry."
+    path = Path(path); data = _read_json_track(path, "narration")
+    if not isinstance(data, list):
+        raise RevealInputError(path, "narration", f"expected a JSON list of {{start, end, text}}, found a JSON {type(data).__name__}")
     for n, e in enumerate(data):
+        if not isinstance(e, dict): raise RevealInputError(path, f"entry {n}", f"expected an object {{start, end, text}}, found {e!r:.40}")
         for k in ("start", "end", "text"):
             if k not in e: raise RevealInputError(path, f"entry {n}", f"'{k}' missing")
+        for k in ("start", "end"):
+            if isinstance(e[k], bool) or not isinstance(e[k], (int, float)):
+                raise RevealInputError(path, f"entry {n}", f"'{k}' must be a number of seconds, found {e[k]!r}")
+        if not isinstance(e["text"], str): raise RevealInputError(path, f"entry {n}", f"'text' must be a string, found {e['text']!r}")
     return sorted(data, key=lambda x: x["start"])
 
+def check_track_times(track: list[dict], path, duration: float | None = None, offset: float = 0.0) -> list[dict]:
+    "Warn (count, first example) about lines ending before they start (dropped), before 0 s or after the video's end."
+    bad = {"end before they start (dropped)": [l for l in track if l["end"] < l["start"]]}
+    if not offset: bad["start before 0 s"] = [l for l in track if l["start"] < 0]
+    if duration is not None: bad[f"start at or after the video's end ({duration:.1f} s)"] = [l for l in track if l["start"] >= duration]
+    for what, lines in bad.items():
+        if lines:
+            l = lines[0]
+            warnings.warn(f"{path}: {len(lines)} line(s) {what}, e.g. {l['start']:.1f}-{l['end']:.1f} s {str(l['text'])[:40]!r}")
+    return [l for l in track if l["end"] >= l["start"]]
+
 def load_text_track(path, offset: float = 0.0, duration: float | None = None) -> list[dict]:
-    "Subtitles or narration from .srt, LongVideoBench .json or narration .json."
+    "Subtitles or narration from .srt, LongVideoBench .json or narration .json, on the video's clock (minus `offset`)."
     path = Path(path)
-    if path.suffix.lower() == ".srt": return parse_srt(path)
-    if path.suffix.lower() == ".json":
-        head = json.loads(path.read_text() or "[]")
-        if head and isinstance(head, list) and ("timestamp" in head[0] or "line" in head[0]): return parse_lvb_subtitles(path, offset, duration)
-        return parse_narration(path)
-    raise RevealInputError(path, "track", "unknown format (expected .srt or .json)")
+    if path.suffix.lower() == ".srt":
+        track = [l | dict(start=l["start"] - offset, end=l["end"] - offset) for l in parse_srt(path)]
+    elif path.suffix.lower() == ".json":
+        head = _read_json_track(path, "track")
+        if isinstance(head, list) and head and isinstance(head[0], dict) and ("timestamp" in head[0] or "line" in head[0]):
+            track = parse_lvb_subtitles(path, offset, duration)
+        else: track = [l | dict(start=l["start"] - offset, end=l["end"] - offset) for l in parse_narration(path)]
+    else: raise RevealInputError(path, "track", "unknown format (expected .srt or .json)")
+    return check_track_times(track, path, duration, offset)
 
 # %% ../nbs/05_video.ipynb #eeeac3f5
 def lines_in_span(track: list[dict], start: float, end: float) -> list[dict]:
