@@ -8,7 +8,7 @@ import argparse, json, string, sys, time, warnings
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_fingerprint, config_from_dict,
-                            config_to_dict, describe_config, read_jsonl_records, with_overrides)
+                            config_to_dict, describe_config, read_jsonl_records, require_file, with_overrides)
 from .models import ModelServerError
 
 # %% auto #0
@@ -103,7 +103,7 @@ def _cmd_memory(a, cfg):
     else:
         if not target.exists(): raise RevealInputError(target, "video", "file not found (give a video file or a memory folder)")
         for f, field in ((a.captions, "captions"), (a.subtitles, "subtitles")):
-            if f and not Path(f).is_file(): raise RevealInputError(f, field, "file not found")
+            if f: require_file(f, field)
         folder = target if target.is_dir() else memory_root(cfg) / memory_key(target, cfg, a.captions, a.subtitles)
         mem = OfflineMemory.load(folder)
     print(mem.describe(n=a.n))

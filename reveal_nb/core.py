@@ -11,7 +11,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters', 'config_to_dict',
            'config_from_dict', 'config_fingerprint', 'describe_config', 'atomic_write_bytes', 'atomic_write_text',
-           'atomic_write_json', 'sha256_file', 'mmss', 'read_jsonl_records', 'append_jsonl', 'cache_root']
+           'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_jsonl_records', 'append_jsonl',
+           'cache_root']
 
 # %% ../nbs/00_core.ipynb #2f239039
 class RevealInputError(ValueError):
@@ -213,6 +214,12 @@ def sha256_file(path, chunk: int = 1 << 22) -> str:
 def mmss(t: float) -> str:
     "Seconds as mm:ss (minutes may exceed 59)."
     return f"{int(t // 60):02d}:{int(t % 60):02d}"
+
+def require_file(path, field: str) -> Path:
+    "`path` as a Path when it is an existing file; else a RevealInputError naming it and `field`."
+    path = Path(path)
+    if not path.is_file(): raise RevealInputError(path, field, "file not found")
+    return path
 
 def read_jsonl_records(path, key: str = "id") -> dict:
     "{record[key]: record} from a JSONL file, skipping lines that do not parse (a cut-off last line)."

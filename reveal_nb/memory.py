@@ -4,13 +4,13 @@
 
 # %% ../nbs/07_memory.ipynb #629dda7d
 from __future__ import annotations
-import hashlib, json, os, shutil, string, time, warnings
+import hashlib, io, json, os, string, sys, time, warnings
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text, cache_root,
-                            config_fingerprint, config_to_dict, mmss, read_jsonl_records, sha256_file)
-from .video import FrameScan, VideoInfo, frames_in_span, lines_in_span, load_text_track, scan_video
+                            config_fingerprint, config_to_dict, mmss, read_jsonl_records, require_file, sha256_file)
+from .video import FrameScan, VideoInfo, check_track_times, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
 
 # %% auto #0
@@ -152,7 +152,7 @@ def _keyframes(scan, segs):
     return [int(np.argmin(np.abs(kt - (s.start + s.end) / 2))) if len(kt) else -1 for s in segs]
 
 def _save_npy(path: Path, array: np.ndarray):
-    buf = __import__("io").BytesIO(); np.save(buf, array); atomic_write_bytes(path, buf.getvalue())
+    buf = io.BytesIO(); np.save(buf, array); atomic_write_bytes(path, buf.getvalue())
 
 def _save_index(path: Path, index):
     import faiss
@@ -182,11 +182,6 @@ class _LazyLLM:
             self.llm = make_llm(self.cfg)
         return self.llm.chat_batch(requests)
 
-def _require_file(path, field: str) -> Path:
-    path = Path(path)
-    if not path.is_file(): raise RevealInputError(path, field, "file not found")
-    return path
-
 def _complete_memory(d: Path):
     "The loaded memory in `d` when its build finished and every file reads back; None when it must be (re)built."
     try: complete = json.loads((d / "meta.json").read_text()).get("complete")
@@ -201,27 +196,28 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
                  root=None, progress: bool = True, subtitles_offset: float = 0.0) -> "OfflineMemory":
     "Build (or load, or resume) the offline memory of `video`; returns it loaded."
     from filelock import FileLock, Timeout
-    video = _require_file(video, "video")
+    video = require_file(video, "video")
     if cfg.captioner == "provided" and captions is None:
         raise RevealInputError(video, "captions", "the 'provided' captioner needs a narration/captions file (or set captioner=vlm)")
-    if captions: load_text_track(_require_file(captions, "captions"))              # a bad track fails before any decoding
-    if subtitles: load_text_track(_require_file(subtitles, "subtitles"), offset=subtitles_offset)
+    # the tracks are read (and a bad one fails) before any decoding; their times are checked against the video after the scan
+    tracks = dict(narration=load_text_track(require_file(captions, "captions")) if captions else [],
+                  speech=load_text_track(require_file(subtitles, "subtitles"), offset=subtitles_offset) if subtitles else [])
     d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles, subtitles_offset)
     d.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(d) + ".lock")
     try: lock.acquire(timeout=0)
     except Timeout:
-        print(f"another process is building {d}; waiting for it", file=__import__("sys").stderr); lock.acquire()
+        print(f"another process is building {d}; waiting for it", file=sys.stderr); lock.acquire()
     try:
         if (mem := _complete_memory(d)) is not None: return mem
         d.mkdir(exist_ok=True)
-        try: return _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, llm, text_encoder, visual_encoder, progress)
+        try: return _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress)
         except BaseException:
             if d.is_dir() and not any(d.iterdir()): d.rmdir()
             raise
     finally: lock.release()
 
-def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, llm, text_encoder, visual_encoder, progress):
+def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress):
     from reveal_nb.encoders import make_text_encoder, make_visual_encoder
     timings, t0, llm = {}, time.time(), _LazyLLM(cfg, llm)
     visual_encoder = visual_encoder or make_visual_encoder(cfg)
@@ -229,8 +225,8 @@ def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, llm, tex
     if scan is None: scan = scan_video(video, cfg, visual_encoder, progress); _save_scan(d, scan)
     timings["scan"] = time.time() - t0; t0 = time.time()
     segs = segment_video(scan, cfg)
-    narration = load_text_track(captions, duration=scan.info.duration) if captions else []
-    speech = load_text_track(subtitles, offset=subtitles_offset, duration=scan.info.duration) if subtitles else []
+    narration = check_track_times(tracks["narration"], captions, scan.info.duration)
+    speech = check_track_times(tracks["speech"], subtitles, scan.info.duration, subtitles_offset)
     l1 = l1_items(segs, caption_segments(d, video, segs, cfg, narration, speech, llm, progress))
     timings["caption"] = time.time() - t0; t0 = time.time()
     l2 = summarise_level(d, 2, l1, cfg, llm, progress)

@@ -163,12 +163,14 @@ def parse_srt(path) -> list[dict]:
     return sorted(out, key=lambda x: x["start"])
 
 # %% ../nbs/05_video.ipynb #b34ed30c
+def _read_json_track(path: Path, field: str):
+    if not path.exists(): raise RevealInputError(path, field, "file not found")
+    try: return json.loads(path.read_text() or "[]")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(path, field, f"not valid JSON: {e}") from None
+
 def parse_lvb_subtitles(path, offset: float = 0.0, duration: float | None = None) -> list[dict]:
     "A LongVideoBench subtitle JSON as [{start, end, text}], shifted by -offset."
-    path = Path(path)
-    if not path.exists(): raise RevealInputError(path, "subtitles", "file not found")
-    try: data = json.loads(path.read_text())
-    except json.JSONDecodeError as e: raise RevealInputError(path, "subtitles", f"not valid JSON: {e}") from None
+    path = Path(path); data = _read_json_track(path, "subtitles")
     if not isinstance(data, list): raise RevealInputError(path, "subtitles", "expected a JSON list")
     out = []
     for n, e in enumerate(data):
@@ -186,11 +188,6 @@ def parse_lvb_subtitles(path, offset: float = 0.0, duration: float | None = None
     return sorted(out, key=lambda x: x["start"])
 
 # %% ../nbs/05_video.ipynb #e5635349
-def _read_json_track(path: Path, field: str):
-    if not path.exists(): raise RevealInputError(path, field, "file not found")
-    try: return json.loads(path.read_text() or "[]")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(path, field, f"not valid JSON: {e}") from None
-
 def parse_narration(path) -> list[dict]:
     "A JSON list of {start, end, text} (extra keys are kept), checked entry by entry."
     path = Path(path); data = _read_json_track(path, "narration")
