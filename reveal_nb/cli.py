@@ -123,6 +123,36 @@ def _cmd_demo(a, cfg):
         print(f"{v}: {s['seconds']} s; traces {s['traces']}; one rendered trace: {s['example_trace']}")
     print(f"any question: reveal-nb trace show {first['traces']} QID")
 
+def _cmd_rubrics(a, cfg):
+    from reveal_nb.rubrics import load_pool, starter_pool_path
+    if a.action == "show":
+        pool = load_pool(a.pool or starter_pool_path())
+        print(f"{pool.name} ({pool.source}, {len(pool)} criteria): {pool.description}")
+        for k, v in pool.provenance.items(): print(f"  {k}: {v}")
+        for c in pool.criteria:
+            print(f"- {c.name} (weight {c.weight:g}; {', '.join(c.applies_to)}): {c.description}")
+            for s, b in c.scores.items(): print(f"    {s:>3}: {b}")
+        return
+    from reveal_nb.benchmarks import load_benchmark
+    from reveal_nb.construct import construct_pool, format_report
+    if a.pool: raise RevealInputError("rubrics build", "pool", "build takes no pool file; it writes OUT/rubric_pool.yaml")
+    if a.teacher: cfg = with_overrides(cfg, {"construct_teacher": a.teacher}, source="--teacher")
+    if a.limit is not None and a.limit < 1: raise RevealInputError("--limit", "limit", f"{a.limit} questions: give at least 1 (or leave it out for all)")
+    if a.bench == "reveal-synth":
+        from reveal_nb.synth import generate
+        root = Path(a.root or f"data/reveal-synth-{a.size}")
+        if not (root / "manifest.json").exists(): generate(root, a.size, cfg, progress=True)
+        items = load_benchmark(a.bench, root, split=a.split)
+    else:
+        if a.split != "all": raise RevealInputError("--split", "split", f"{a.bench} has no development split; use --split all with --limit N (and keep those questions out of evaluation)")
+        if not a.root: raise RevealInputError("--root", "root", f"{a.bench} needs --root (the benchmark's local copy)")
+        items = load_benchmark(a.bench, a.root)
+    items = items[:a.limit]
+    out = Path(a.out or f"runs/rubrics/{a.bench}-{a.split}")
+    rep = construct_pool(items, cfg, out, bench=a.bench, split=a.split)
+    print(format_report(rep))
+    print(f"use it: reveal-nb demo --set rubric_pool={rep['rubric_pool']}")
+
 def _cmd_trace(a, cfg):
     from reveal_nb.traces import render_trace
     recs = read_jsonl_records(a.traces, key="qid")
@@ -164,6 +194,15 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(fn=_cmd_demo)
     tr = sub.add_parser("trace", parents=[common], help="show one question's trace"); tr.add_argument("action", choices=["show"])
     tr.add_argument("traces", help="a traces.jsonl file"); tr.add_argument("qid"); tr.set_defaults(fn=_cmd_trace)
+    ru = sub.add_parser("rubrics", parents=[common], help="learn a rubric pool (build) or print one (show)")
+    ru.add_argument("action", choices=["build", "show"]); ru.add_argument("pool", nargs="?", help="show: a rubric_pool.yaml (default: the starter pool)")
+    ru.add_argument("--bench", default="reveal-synth", help="reveal-synth, or a benchmark with --root and --split all")
+    ru.add_argument("--split", default="dev", help="reveal-synth: dev (the development split); other benchmarks: all")
+    ru.add_argument("--root", help="the benchmark's folder (reveal-synth: generated there when missing; default data/reveal-synth-SIZE)")
+    ru.add_argument("--size", default="mini", help="reveal-synth size to generate: tiny | mini | small | long")
+    ru.add_argument("--teacher", choices=["llm", "ground_truth"], help="who splits E+ / E- (default: the config's construct_teacher)")
+    ru.add_argument("--limit", type=int, help="use only the first N questions"); ru.add_argument("--out", help="run folder (default runs/rubrics/BENCH-SPLIT)")
+    ru.set_defaults(fn=_cmd_rubrics)
     return p
 
 # %% ../nbs/90_cli.ipynb #987a2121

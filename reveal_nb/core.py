@@ -98,6 +98,14 @@ class RevealConfig:
     # --- rubric construction (appendix B.4) ---
     construct_top_l1: int = _f(16, "L1 candidates retrieved per development question for the teacher", lo=1, hi=1000)
     construct_top_l2: int = _f(16, "L2 candidates retrieved per development question for the teacher", lo=1, hi=1000)
+    construct_teacher: str = _f("llm", "who splits the candidates into decisive (E+) and misleading (E-) evidence: 'llm' (the chat model, told the gold answer, as in the paper) or 'ground_truth' (the benchmark's own evidence intervals, reveal-synth)", choices=("llm", "ground_truth"))
+    construct_filter: bool = _f(True, "keep a pair only when the answer model is right with E+, wrong without evidence, and wrong or unsupported with E- (False keeps every labelled pair, for study)")
+    construct_val_share: float = _f(0.5, "share of the retained pairs held out to validate the pool (the rest propose edits)", lo=0.05, hi=0.95)
+    construct_max_edits: int = _f(2, "most edits the proposer may make per pair", lo=1, hi=10)
+    construct_min_separation: float = _f(0.0, "a criterion separates a pair when its score with E+ exceeds its score with E- by more than this", lo=-1, hi=1)
+    construct_merge_cosine: float = _f(0.85, "proposed criteria whose descriptions are at least this similar (cosine) merge into one", lo=-1, hi=1)
+    construct_max_iterations: int = _f(4, "most refinement iterations", lo=0, hi=100)
+    construct_patience: int = _f(2, "stop refining when validation accuracy has not improved for this many iterations", lo=1, hi=100)
     # --- models ---
     llm_backend: str = _f("transformers", "chat backend: 'transformers' (in-process), 'vllm' (in-process vllm.LLM) or 'openai' (HTTP)", choices=("transformers", "vllm", "openai"))
     llm_model: str = _f("bundled:smollm2-135m-instruct", "model: 'bundled:smollm2-135m-instruct', a local path, or the served model name for 'openai'")

@@ -21,8 +21,9 @@ from .verifier import call_record, norubric_batch, parse_selection, resolve_read
 # %% auto #0
 __all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'ANSWER_PROMPT', 'ANSWER_TEXT_PROMPT', 'ANSWER_SYSTEM', 'OPERATIONAL_FIELDS', 'Variant',
            'memory_config', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
-           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_reading', 'answer_frames', 'answer_batch',
-           'coverage', 'truly_sufficient', 'run_loop', 'run_fingerprint', 'trace_of']
+           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_reading', 'letter_request',
+           'option_text_request', 'answer_frames', 'answer_batch', 'coverage', 'truly_sufficient', 'run_loop',
+           'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -169,17 +170,24 @@ def answer_reading(cfg: RevealConfig, llm) -> str:
     "The answerer's reading: 'generate' or 'option_likelihood' ('auto' resolved for this backend)."
     return resolve_reading(cfg.answer_reading, llm)
 
-def _letter_request(run, images=()) -> ChatRequest:
+def letter_request(question: str, options: dict, evidence: str, images=()) -> ChatRequest:
+    "The answerer's constrained-letter call for any evidence text (empty = no evidence)."
     schema = {"type": "object", "additionalProperties": False, "required": ["answer"],
-              "properties": {"answer": {"type": "string", "enum": list(run.item.options)}}}
-    prompt = ANSWER_PROMPT.substitute(evidence=run.om.evidence_text() or "(no evidence)", question=run.item.question, options=format_options(run.item.options))
+              "properties": {"answer": {"type": "string", "enum": list(options)}}}
+    prompt = ANSWER_PROMPT.substitute(evidence=evidence or "(no evidence)", question=question, options=format_options(options))
     return ChatRequest([{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": prompt}], role="answerer",
                        schema=schema, max_new_tokens=16, images=list(images))
 
+def option_text_request(question: str, options: dict, evidence: str) -> ScoreRequest:
+    "The answerer's option-text scoring call for any evidence text (empty = no evidence)."
+    prompt = ANSWER_TEXT_PROMPT.substitute(evidence=evidence or "(no evidence)", question=question, options=format_options(options))
+    return ScoreRequest([{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": prompt}], list(options.values()), role="answerer")
+
+def _letter_request(run, images=()) -> ChatRequest:
+    return letter_request(run.item.question, run.item.options, run.om.evidence_text(), images)
+
 def _text_request(run, with_evidence: bool) -> ScoreRequest:
-    ev = (run.om.evidence_text() or "(no evidence)") if with_evidence else "(no evidence)"
-    prompt = ANSWER_TEXT_PROMPT.substitute(evidence=ev, question=run.item.question, options=format_options(run.item.options))
-    return ScoreRequest([{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": prompt}], list(run.item.options.values()), role="answerer")
+    return option_text_request(run.item.question, run.item.options, run.om.evidence_text() if with_evidence else "")
 
 # %% ../nbs/12_loop.ipynb #68fd2d49
 def answer_frames(run: QuestionRun, cfg: RevealConfig) -> list:

@@ -37,6 +37,7 @@ class RubricPool:
     criteria: list = field(default_factory=list)
     description: str = ""
     path: str = ""
+    provenance: dict = field(default_factory=dict)   # how a learned pool was made (split, teacher, models, curve, fingerprint)
 
     def __post_init__(self): self.by_name = {c.name: c for c in self.criteria}
     def __len__(self): return len(self.criteria)
@@ -82,7 +83,9 @@ def load_pool(path) -> RubricPool:
     for i, c in enumerate(crits):
         if c.name in seen: raise RevealInputError(path, f"criteria[{i}] ({c.name}).name", "duplicate criterion name")
         seen.add(c.name)
-    return RubricPool(str(raw["name"]), raw["source"], crits, str(raw.get("description", "")).strip(), str(path))
+    prov = raw.get("provenance") or {}
+    if not isinstance(prov, dict): raise RevealInputError(path, "provenance", "must be a mapping")
+    return RubricPool(str(raw["name"]), raw["source"], crits, str(raw.get("description", "")).strip(), str(path), prov)
 
 # %% ../nbs/09_rubrics.ipynb #9788e10a
 def save_pool(pool: RubricPool, path) -> Path:
@@ -91,6 +94,7 @@ def save_pool(pool: RubricPool, path) -> Path:
     crits = [dict(name=c.name, description=c.description, applies_to=list(c.applies_to), weight=c.weight, scores=dict(c.scores))
              for c in pool.criteria]
     doc = dict(name=pool.name, source=pool.source, description=pool.description, criteria=crits)
+    if pool.provenance: doc["provenance"] = pool.provenance
     return atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=110))
 
 # %% ../nbs/09_rubrics.ipynb #631708c0

@@ -161,8 +161,9 @@ def _take(flat, sizes):
     for n in sizes: out.append(flat[i:i + n]); i += n
     return out
 
-def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig) -> list[dict]:
-    "Verdicts for many jobs {question, options, criteria, evidence, cache}; one batched call per stage. Each verdict lists its calls."
+def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig, analyse: bool = True) -> list[dict]:
+    """Verdicts for many jobs {question, options, criteria, evidence, cache}; one batched call per stage. Each verdict lists its calls.
+    `analyse=False` skips the missing-evidence analysis of the likelihood readings (when only ρ is wanted)."""
     reading = resolve_reading(cfg.verifier_reading, llm)
     if reading == "generate":
         res = llm.chat_batch([verify_request(j, pool, cfg) for j in jobs], strict=False)
@@ -182,7 +183,7 @@ def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig) -> 
         calls = [calls.get(id(j), []) + [call_record(r) for r in p] for j, p in zip(jobs, parts[len(need):])]
     out = [verdict(s, unknown_options(s, pool, j["criteria"], cfg.tau), "", j, pool, cfg, reading) | dict(calls=c)
            for s, j, c in zip(scores, jobs, calls)]
-    short = [k for k, v in enumerate(out) if not v["sufficient"]]
+    short = [k for k, v in enumerate(out) if not v["sufficient"]] if analyse else []
     for k, r in zip(short, llm.chat_batch([missing_request(jobs[k], pool) for k in short], strict=False)):
         out[k]["missing"] = r.parsed["missing_evidence_analysis"].strip() if r.ok else ""
         out[k]["calls"].append(call_record(r))
