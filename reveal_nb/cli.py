@@ -133,25 +133,46 @@ def _cmd_rubrics(a, cfg):
             print(f"- {c.name} (weight {c.weight:g}; {', '.join(c.applies_to)}): {c.description}")
             for s, b in c.scores.items(): print(f"    {s:>3}: {b}")
         return
-    from reveal_nb.benchmarks import load_benchmark
     from reveal_nb.construct import construct_pool, format_report
     if a.pool: raise RevealInputError("rubrics build", "pool", "build takes no pool file; it writes OUT/rubric_pool.yaml")
     if a.teacher: cfg = with_overrides(cfg, {"construct_teacher": a.teacher}, source="--teacher")
+    if a.bench != "reveal-synth" and a.split != "all":
+        raise RevealInputError("--split", "split", f"{a.bench} has no development split; use --split all with --limit N (and keep those questions out of evaluation)")
+    items = _bench_items(a, cfg, "dev")
+    out = Path(a.out or f"runs/rubrics/{a.bench}-{a.split}")
+    rep = construct_pool(items, cfg, out, bench=a.bench, split=a.split)
+    print(format_report(rep))
+    print(f"use it: reveal-nb demo --set rubric_pool={rep['rubric_pool']}")
+
+def _bench_items(a, cfg, default_split):
+    "Items of --bench from --root (reveal-synth: generated into data/reveal-synth-SIZE when missing), first --limit of them."
+    from reveal_nb.benchmarks import load_benchmark
     if a.limit is not None and a.limit < 1: raise RevealInputError("--limit", "limit", f"{a.limit} questions: give at least 1 (or leave it out for all)")
     if a.bench == "reveal-synth":
         from reveal_nb.synth import generate
         root = Path(a.root or f"data/reveal-synth-{a.size}")
         if not (root / "manifest.json").exists(): generate(root, a.size, cfg, progress=True)
-        items = load_benchmark(a.bench, root, split=a.split)
+        items = load_benchmark(a.bench, root, split=a.split or default_split)
     else:
-        if a.split != "all": raise RevealInputError("--split", "split", f"{a.bench} has no development split; use --split all with --limit N (and keep those questions out of evaluation)")
         if not a.root: raise RevealInputError("--root", "root", f"{a.bench} needs --root (the benchmark's local copy)")
         items = load_benchmark(a.bench, a.root)
-    items = items[:a.limit]
-    out = Path(a.out or f"runs/rubrics/{a.bench}-{a.split}")
-    rep = construct_pool(items, cfg, out, bench=a.bench, split=a.split)
-    print(format_report(rep))
-    print(f"use it: reveal-nb demo --set rubric_pool={rep['rubric_pool']}")
+    return items[:a.limit]
+
+def _cmd_eval(a, cfg):
+    from reveal_nb.evaluate import evaluate, format_scores, parse_shard, ray_executor
+    if a.variant: cfg = with_overrides(cfg, {"variant": a.variant}, source="--variant")
+    shard = parse_shard(a.shard) if a.shard else None
+    items = _bench_items(a, cfg, "test")
+    executor = ray_executor(a.ray_address, a.workers) if a.executor == "ray" else None
+    out = Path(a.out or f"runs/eval/{a.bench}-{cfg.variant}" + (f"-shard{shard[0]}of{shard[1]}" if shard else ""))
+    s = evaluate(items, cfg, out, executor=executor, shard=shard)
+    print(format_scores(s))
+    print(f"traces: {out / 'traces.jsonl'}; scores: {out / 'scores.json'}")
+
+def _cmd_merge(a, cfg):
+    from reveal_nb.evaluate import merge_shards
+    path = merge_shards(a.shards, a.out)
+    print(f"{sum(1 for _ in open(path))} traces merged into {path}; score them with: reveal-nb eval … --out {a.out}")
 
 def _cmd_trace(a, cfg):
     from reveal_nb.traces import render_trace
@@ -203,6 +224,18 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--teacher", choices=["llm", "ground_truth"], help="who splits E+ / E- (default: the config's construct_teacher)")
     ru.add_argument("--limit", type=int, help="use only the first N questions"); ru.add_argument("--out", help="run folder (default runs/rubrics/BENCH-SPLIT)")
     ru.set_defaults(fn=_cmd_rubrics)
+    ev = sub.add_parser("eval", parents=[common], help="a resumable, scored evaluation run of one variant")
+    ev.add_argument("--bench", default="reveal-synth", help="reveal-synth | videomme | lvbench | longvideobench | egolifeqa | egor1")
+    ev.add_argument("--root", help="the benchmark's folder (reveal-synth: generated there when missing; default data/reveal-synth-SIZE)")
+    ev.add_argument("--split", help="reveal-synth split (default test)"); ev.add_argument("--size", default="mini", help="reveal-synth size to generate")
+    ev.add_argument("--variant", help="reveal, no_rubric, onmem, offmem, iter, m_base, direct (default: the config's)")
+    ev.add_argument("--limit", type=int, help="only the first N questions"); ev.add_argument("--shard", help="i/n: only the videos of shard i of n")
+    ev.add_argument("--executor", choices=["local", "ray"], default="local"); ev.add_argument("--ray-address", help="an existing Ray cluster (default: start a local one)")
+    ev.add_argument("--workers", type=int, default=2, help="Ray workers (one model each)"); ev.add_argument("--out", help="run folder (default runs/eval/BENCH-VARIANT)")
+    ev.set_defaults(fn=_cmd_eval)
+    mg = sub.add_parser("merge-shards", parents=[common], help="merge the traces of shard folders")
+    mg.add_argument("shards", nargs="+", help="shard folders of `reveal-nb eval --shard`"); mg.add_argument("--out", required=True)
+    mg.set_defaults(fn=_cmd_merge)
     return p
 
 # %% ../nbs/90_cli.ipynb #987a2121

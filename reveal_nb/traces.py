@@ -14,7 +14,7 @@ from .loop import VARIANTS, memory_config, run_fingerprint, run_loop, start_run,
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['render_trace', 'run_variant', 'summarize', 'compare_table']
+__all__ = ['render_trace', 'work_units', 'unit_memory', 'run_unit', 'local_executor', 'run_variant', 'summarize', 'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
 def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
@@ -60,30 +60,50 @@ def _check_traces(path: Path, fp: str) -> dict:
     if other: raise RevealInputError(path, "config_fingerprint", f"written with another configuration ({sorted(other)[0]}, now {fp}); use another output folder")
     return done
 
-def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, progress: bool = True) -> list[dict]:
-    "Traces of `cfg.variant` on `items` (resumable: appends to out_dir/traces.jsonl)."
-    from tqdm.auto import tqdm
+def work_units(items: list, batch: int) -> list[list]:
+    "Questions grouped by video (in order of first appearance), cut into batches of `batch`: the unit of work of every executor."
+    groups = {}
+    for it in items: groups.setdefault(it.video_id, []).append(it)
+    return [g[i:i + batch] for g in groups.values() for i in range(0, len(g), batch)]
+
+def unit_memory(item, cfg: RevealConfig, llm, enc):
+    "Build or load the offline memory of `item`'s video, with its subtitles and their offset, under the variant's memory settings."
+    from reveal_nb.memory import build_memory
+    return build_memory(item.video_path, memory_config(cfg), captions=item.captions_path, subtitles=item.subtitles_path,
+                        subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles") or 0.0), llm=llm, text_encoder=enc, progress=False)
+
+def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = None) -> list[dict]:
+    "The traces of one unit (questions of one video stepped together through the loop)."
+    mems = {} if mems is None else mems
+    if unit[0].video_id not in mems: mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc)
+    t0 = time.time()
+    runs = run_loop([start_run(it, mems[it.video_id], cfg, enc.dim) for it in unit], llm, enc, pool, cfg)
+    return [trace_of(r, cfg, llm) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit)) for r in runs]
+
+def local_executor(units: list, cfg: RevealConfig, llm=None, enc=None):
+    "Run the units one after another in this process; yields each unit's traces as it finishes."
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
-    from reveal_nb.memory import build_memory
+    llm, enc, pool, mems = llm or make_llm(cfg), enc or make_text_encoder(cfg), pool_for(cfg), {}
+    for u in units: yield run_unit(u, cfg, llm, enc, pool, mems)
+
+def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, progress: bool = True, executor=None) -> list[dict]:
+    """Traces of `cfg.variant` on `items` (resumable: appends to out_dir/traces.jsonl as each unit finishes).
+    `executor(units, cfg)` yields the traces of each unit; default: this process (`local_executor`)."""
+    from tqdm.auto import tqdm
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     path, fp = out_dir / "traces.jsonl", run_fingerprint(cfg)
     done = _check_traces(path, fp)
     todo = [it for it in items if it.qid not in done]
     if todo:
-        llm, enc, pool, mcfg = llm or make_llm(cfg), enc or make_text_encoder(cfg), pool_for(cfg), memory_config(cfg)
-        mems = {}
-        for it in tqdm(todo, desc="memories", disable=not progress):
-            if it.video_id not in mems:
-                mems[it.video_id] = build_memory(it.video_path, mcfg, captions=it.captions_path, subtitles=it.subtitles_path,
-                                                 subtitles_offset=float(it.extra.get("starting_timestamp_for_subtitles") or 0.0),
-                                                 llm=llm, text_encoder=enc, progress=False)
+        units = work_units(todo, cfg.question_batch)
+        stream = executor(units, cfg) if executor else local_executor(units, cfg, llm, enc)
+        right = [bool(t["correct"]) for t in done.values() if t.get("correct") is not None]
         with tqdm(total=len(todo), desc=f"{cfg.variant} questions", disable=not progress) as bar:
-            for b in range(0, len(todo), cfg.question_batch):
-                chunk, t0 = todo[b:b + cfg.question_batch], time.time()
-                runs = run_loop([start_run(it, mems[it.video_id], cfg, enc.dim) for it in chunk], llm, enc, pool, cfg)
-                traces = [trace_of(r, cfg, llm) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(chunk)) for r in runs]
-                append_jsonl(path, traces); done.update((t["qid"], t) for t in traces); bar.update(len(chunk))
+            for traces in stream:
+                append_jsonl(path, traces); done.update((t["qid"], t) for t in traces); bar.update(len(traces))
+                right += [bool(t["correct"]) for t in traces if t.get("correct") is not None]
+                if right: bar.set_postfix(accuracy=f"{np.mean(right):.3f}", n=len(right))
     return [done[it.qid] for it in items]
 
 # %% ../nbs/13_traces.ipynb #a2458119
