@@ -65,6 +65,7 @@ class EvalWorker:
 
 def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1):
     "An executor running units on Ray actors (a local Ray instance when `address` is None)."
+    if workers < 1: raise RevealInputError("--workers", "workers", f"{workers}: at least one Ray worker is needed")
     def execute(units: list, cfg: RevealConfig):
         import ray
         started = not ray.is_initialized()

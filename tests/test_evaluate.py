@@ -1,0 +1,93 @@
+"""The evaluation runner with the real bundled models (slow): the Ray executor (a local Ray instance started
+here, two workers) gives the same traces as this process; `reveal-nb eval` killed with SIGKILL resumes with no
+question lost or written twice and a torn last line tolerated; a LongVideoBench item's subtitle offset reaches
+the memory the runner builds."""
+import json, shutil, signal, subprocess, sys, time
+from pathlib import Path
+import pytest
+from reveal_nb.core import RevealConfig, with_overrides, read_jsonl_records
+from reveal_nb.synth import generate
+from reveal_nb.benchmarks import load_reveal_synth, load_benchmark
+from reveal_nb.evaluate import evaluate, ray_executor
+from reveal_nb.loop import memory_config
+from reveal_nb.memory import OfflineMemory, memory_key, memory_root
+from reveal_nb.video import parse_srt
+
+pytestmark = pytest.mark.slow
+CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+CFG = with_overrides(RevealConfig(), {"question_batch": 1})   # one question per unit: four units for two workers
+
+
+def untimed(t):
+    "A trace without wall-clock fields."
+    return {k: v for k, v in t.items() if k not in ("batch_seconds", "calls")} | dict(calls=[{k: v for k, v in c.items() if k != "latency_s"} for c in t["calls"]])
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory):
+    root = tmp_path_factory.mktemp("synth") / "tiny"
+    generate(root, "tiny", progress=False)
+    return root
+
+
+@pytest.fixture(scope="module")
+def local(synth, tmp_path_factory):
+    items = load_reveal_synth(synth, "dev") + load_reveal_synth(synth, "test")
+    out = tmp_path_factory.mktemp("local")
+    evaluate(items, CFG, out, progress=False)
+    return items, read_jsonl_records(out / "traces.jsonl", key="qid")
+
+
+def test_ray_executor_gives_the_local_traces(local, tmp_path):
+    items, ref = local
+    scores = evaluate(items, CFG, tmp_path / "ray", executor=ray_executor(workers=2), progress=False)
+    got = read_jsonl_records(tmp_path / "ray" / "traces.jsonl", key="qid")
+    assert scores["n"] == len(items) == len(got)
+    assert {q: untimed(t) for q, t in got.items()} == {q: untimed(t) for q, t in ref.items()}
+
+
+def test_killed_eval_resumes_without_loss_or_duplicates(local, synth, tmp_path):
+    _, ref = local
+    out = tmp_path / "run"
+    args = CLI + ["eval", "--bench", "reveal-synth", "--root", str(synth), "--split", "test", "--variant", "reveal",
+                  "--set", "question_batch=1", "--out", str(out)]
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0, killed = time.time(), False
+    while p.poll() is None and time.time() - t0 < 900:
+        if (out / "traces.jsonl").exists(): p.send_signal(signal.SIGKILL); killed = True; break
+        time.sleep(0.02)
+    p.wait()
+    assert killed, "the run finished before its first trace was seen"
+    assert len((out / "traces.jsonl").read_text().splitlines()) == 1
+    with open(out / "traces.jsonl", "a") as f: f.write('{"qid": "synth-tiny-test-000-q001", "torn')
+    res = subprocess.run(args, capture_output=True, text=True, timeout=1800)
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = (out / "traces.jsonl").read_text().splitlines()
+    qids = [json.loads(l)["qid"] for l in lines]
+    assert sorted(qids) == sorted(q for q in ref if "-test-" in q), "a question lost or written twice"
+    got = read_jsonl_records(out / "traces.jsonl", key="qid")
+    assert {q: untimed(t) for q, t in got.items()} == {q: untimed(ref[q]) for q in got}
+    assert "accuracy: official" in res.stdout and (out / "scores.json").exists()
+
+
+def test_longvideobench_subtitle_offset_reaches_the_memory(synth, tmp_path):
+    root, vid, offset = tmp_path / "lvb", "synth-tiny-test-000", 5.0
+    (root / "videos").mkdir(parents=True); (root / "subtitles").mkdir()
+    shutil.copy(synth / "videos" / f"{vid}.mp4", root / "videos" / f"{vid}.mp4")
+    lines = parse_srt(synth / "subtitles" / f"{vid}.srt")   # LongVideoBench clocks subtitles from a later start: shift them
+    (root / "subtitles" / f"{vid}_en.json").write_text(json.dumps([{"timestamp": [l["start"] + offset, l["end"] + offset], "text": l["text"]} for l in lines]))
+    rec = dict(id="lvb-0", video_id=vid, question="What does the person say first?", candidates=["a", "b", "c", "d"], correct_choice=0,
+               question_category="T2E", video_path=f"{vid}.mp4", duration=120.0, subtitle_path=f"{vid}_en.json",
+               starting_timestamp_for_subtitles=offset)
+    (root / "lvb_val.json").write_text(json.dumps([rec]))
+    items = load_benchmark("longvideobench", root)
+    assert items[0].extra["starting_timestamp_for_subtitles"] == offset
+    items[0].captions_path = str(synth / "narration" / f"{vid}.json")   # the CPU captioner reads provided narration
+    cfg = with_overrides(CFG, {"variant": "m_base"})
+    evaluate(items, cfg, tmp_path / "run", progress=False)
+    folder = memory_root(cfg) / memory_key(items[0].video_path, memory_config(cfg), items[0].captions_path, items[0].subtitles_path, offset)
+    mem = OfflineMemory.load(folder)
+    assert mem.meta["subtitles_offset"] == offset
+    line = lines[1]   # 62.9-69.2 s on the video's clock; ignoring the offset would put it at 67.9-74.2 s, into the next 10-s chunk
+    holding = [it for it in mem.items if it["level"] == 1 and line["text"] in it["text"]]
+    assert holding and all(it["start"] < line["end"] and line["start"] < it["end"] for it in holding), [(it["start"], it["end"]) for it in holding]
