@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_evaluate.ipynb #71897e35
 from __future__ import annotations
-import hashlib, os, time
+import os, time
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
@@ -27,9 +27,9 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 def shard_items(items: list, i: int, n: int) -> list:
-    "The items whose video hashes to slot i of n."
-    slot = lambda v: int(hashlib.sha256(str(v).encode()).hexdigest()[:8], 16) % n
-    return [it for it in items if slot(it.video_id) == i]
+    "The items of every n-th video (sorted by id), starting at the i-th."
+    mine = set(sorted({it.video_id for it in items})[i::n])
+    return [it for it in items if it.video_id in mine]
 
 def merge_shards(shard_dirs: list, out_dir) -> Path:
     "One traces.jsonl from several shard folders (same configuration, no question twice)."

@@ -15,7 +15,9 @@ from reveal_nb.video import parse_srt
 
 pytestmark = pytest.mark.slow
 CLI = [str(Path(sys.executable).parent / "reveal-nb")]
-CFG = with_overrides(RevealConfig(), {"question_batch": 1})   # one question per unit: four units for two workers
+# One question per unit (four units for two workers); two rounds keep the loop's planner, verifier and answerer in
+# play at half the cost of the default three.
+CFG = with_overrides(RevealConfig(), {"question_batch": 1, "max_rounds": 2})
 
 
 def untimed(t):
@@ -50,7 +52,7 @@ def test_killed_eval_resumes_without_loss_or_duplicates(local, synth, tmp_path):
     _, ref = local
     out = tmp_path / "run"
     args = CLI + ["eval", "--bench", "reveal-synth", "--root", str(synth), "--split", "test", "--variant", "reveal",
-                  "--set", "question_batch=1", "--out", str(out)]
+                  "--set", "question_batch=1", "--set", "max_rounds=2", "--out", str(out)]
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0, killed = time.time(), False
     while p.poll() is None and time.time() - t0 < 900:
