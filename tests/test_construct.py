@@ -73,7 +73,7 @@ def test_build_writes_a_pool_the_loop_runs_with(reference, synth, tmp_path):
             assert rec["qid"] and all({"op", "accepted", "reason", "rho"} <= set(e) for e in rec["edits"])
     demo = tmp_path / "demo"
     _run(["demo", "--size", "tiny", "--data", str(synth / "tiny"), "--limit", "1", "--variants", "reveal", "--out", str(demo),
-          "--set", f"rubric_pool={out / 'rubric_pool.yaml'}"])
+          "--set", f"rubric_pool={out / 'rubric_pool.yaml'}", "--set", "max_rounds=1"])
     trace = json.loads((demo / "reveal" / "traces.jsonl").read_text().splitlines()[0])
     assert trace["criteria"] and set(trace["criteria"]) <= {c.name for c in pool.criteria}
 

@@ -15,7 +15,7 @@ from reveal_nb.video import parse_srt
 
 pytestmark = pytest.mark.slow
 CLI = [str(Path(sys.executable).parent / "reveal-nb")]
-# One question per unit (four units for two workers); two rounds keep the loop's planner, verifier and answerer in
+# One question per unit; two rounds keep the loop's planner, verifier and answerer in
 # play at half the cost of the default three.
 CFG = with_overrides(RevealConfig(), {"question_batch": 1, "max_rounds": 2})
 
@@ -34,7 +34,7 @@ def synth(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def local(synth, tmp_path_factory):
-    items = load_reveal_synth(synth, "dev") + load_reveal_synth(synth, "test")
+    items = load_reveal_synth(synth, "test")   # one video, two questions: two units for two workers
     out = tmp_path_factory.mktemp("local")
     evaluate(items, CFG, out, progress=False)
     return items, read_jsonl_records(out / "traces.jsonl", key="qid")
@@ -66,7 +66,7 @@ def test_killed_eval_resumes_without_loss_or_duplicates(local, synth, tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     lines = (out / "traces.jsonl").read_text().splitlines()
     qids = [json.loads(l)["qid"] for l in lines]
-    assert sorted(qids) == sorted(q for q in ref if "-test-" in q), "a question lost or written twice"
+    assert sorted(qids) == sorted(ref), "a question lost or written twice"
     got = read_jsonl_records(out / "traces.jsonl", key="qid")
     assert {q: untimed(t) for q, t in got.items()} == {q: untimed(ref[q]) for q in got}
     assert "accuracy: official" in res.stdout and (out / "scores.json").exists()
@@ -85,7 +85,7 @@ def test_longvideobench_subtitle_offset_reaches_the_memory(synth, tmp_path):
     items = load_benchmark("longvideobench", root)
     assert items[0].extra["starting_timestamp_for_subtitles"] == offset
     items[0].captions_path = str(synth / "narration" / f"{vid}.json")   # the CPU captioner reads provided narration
-    cfg = with_overrides(CFG, {"variant": "m_base"})
+    cfg = with_overrides(CFG, {"variant": "m_base", "l2_words": 30, "l3_words": 30})   # a memory of its own: short summaries keep it quick
     evaluate(items, cfg, tmp_path / "run", progress=False)
     folder = memory_root(cfg) / memory_key(items[0].video_path, memory_config(cfg), items[0].captions_path, items[0].subtitles_path, offset)
     mem = OfflineMemory.load(folder)

@@ -12,8 +12,10 @@ def test_memory_build_then_show(tmp_path):
     data = tmp_path / "synth"; generate(data, "tiny", progress=False)
     vid = "synth-tiny-dev-000"
     args = [str(data / "videos" / f"{vid}.mp4"), "--captions", str(data / "narration" / f"{vid}.json"),
-            "--subtitles", str(data / "subtitles" / f"{vid}.srt"), "--set", f"memory_dir={tmp_path / 'memories'}"]
+            "--subtitles", str(data / "subtitles" / f"{vid}.srt"), "--set", f"memory_dir={tmp_path / 'memories'}",
+            "--set", "l2_words=30", "--set", "l3_words=30"]
     # the bundled model's dequantized copy stays in the shared cache; the memory is built fresh in this test's folder
+    # (with 30-word summaries: at the default lengths the summaries are most of the build's time)
     build = subprocess.run(CLI + ["memory", "build"] + args, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     folder = Path(build.stdout.strip().splitlines()[-1].split("folder: ")[1])
