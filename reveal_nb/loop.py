@@ -151,12 +151,12 @@ def judge(runs: list, llm, pool: RubricPool, cfg: RevealConfig) -> list[dict]:
 def decide(run: QuestionRun, v: dict, t: int, cfg: RevealConfig):
     "Stop when sufficient, after one round for single-round variants, or at K rounds; else pass the analysis on."
     variant = VARIANTS[cfg.variant]
-    if v["sufficient"]:
+    if v["sufficient"] and cfg.early_stop:
         run.done, run.stop_reason = True, (f"sufficient: rho {v['rho']:.3f} >= tau {cfg.tau}" if variant.stop == "rubric" else f"{variant.stop} verifier: enough")
     elif not variant.iterative:
         run.done, run.stop_reason = True, "single round"
     elif t + 1 >= cfg.max_rounds:
-        run.done, run.stop_reason = True, f"budget: {cfg.max_rounds} rounds" + (f", rho {v['rho']:.3f} < tau {cfg.tau}" if variant.stop == "rubric" else "")
+        run.done, run.stop_reason = True, f"budget: {cfg.max_rounds} rounds" + (f", rho {v['rho']:.3f} {'>=' if v['sufficient'] else '<'} tau {cfg.tau}" if variant.stop == "rubric" else "")
     run.om.set_missing(v.get("missing", "") if variant.stop in ("rubric", "no_rubric") else "")
 
 # %% ../nbs/12_loop.ipynb #8d3c037a
