@@ -22,7 +22,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: env demo test test-fast test-main test-clip test-vllm bench clean-env
+.PHONY: env demo figures book test test-fast test-main test-clip test-vllm bench clean-env
 
 env: $(ENV_STAMP)
 
@@ -60,13 +60,31 @@ $(VLLM_STAMP):
 demo: env
 	$(BIN)/reveal-nb demo --out runs/demo
 
+## Every table and figure of the paper on the default (reveal-synth mini, bundled models); reuses earlier runs.
+figures: env
+	$(BIN)/reveal-nb figures
+
+## The book (Jupyter Book 1.x, offline): chapters executed once and cached, report notebooks as `make figures` ran them.
+book: figures
+	rm -rf nbs/reports/_executed && mkdir -p nbs/reports/_executed
+	cp runs/figures/notebooks/*.ipynb nbs/reports/_executed/
+	$(BIN)/jupyter-book build nbs
+	@echo "the book: nbs/_build/html/index.html"
+
+# The book test opens the built pages in Debian's headless Chromium.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
+
 ## The whole test suite: package/notebook sync, every notebook, unit and end-to-end tests, open_clip and vLLM paths.
 test: test-main test-clip test-vllm
 
 # Tests keep their model caches inside the checkout, independent of the user's ~/.cache.
 test-main test-clip test-vllm test-fast: export REVEAL_NB_CACHE := $(CURDIR)/cache
 
-test-main: env
+test-main: env $(CHROMIUM)
 	$(BIN)/python -m pytest
 
 test-clip: $(CLIP_STAMP)

@@ -169,6 +169,20 @@ def _cmd_eval(a, cfg):
     print(format_scores(s))
     print(f"traces: {out / 'traces.jsonl'}; scores: {out / 'scores.json'}")
 
+def _cmd_figures(a, cfg):
+    from reveal_nb.analysis import run_reports
+    if a.config: raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as --set KEY=VALUE (they reach every report notebook)")
+    params = dict(bench=a.bench, root=a.root or f"data/reveal-synth-{a.size}", size=a.size, splits=a.splits, limit=a.limit, runs=a.runs, out=a.out, overrides=list(a.sets))
+    for p in a.params:
+        k, sep, v = p.partition("=")
+        if not sep: raise RevealInputError("--param", p, "expected NAME=VALUE with a JSON value, e.g. Ks=[1,2]")
+        try: params[k.strip()] = json.loads(v)
+        except json.JSONDecodeError: raise RevealInputError("--param", p, f"{v!r} is not a JSON value (strings need quotes)") from None
+    thetas = [float(t) for t in a.thetas.split(",") if t.strip()]
+    done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas)
+    print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
+    print(f"{'total':28} {sum(d['seconds'] for d in done):8.1f} s; figures and tables in {a.out}/, executed notebooks in {a.runs}/notebooks/")
+
 def _cmd_merge(a, cfg):
     from reveal_nb.evaluate import merge_shards
     path = merge_shards(a.shards, a.out)
@@ -233,6 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--executor", choices=["local", "ray"], default="local"); ev.add_argument("--ray-address", help="an existing Ray cluster (default: start a local one)")
     ev.add_argument("--workers", type=int, default=2, help="Ray workers (one model each)"); ev.add_argument("--out", help="run folder (default runs/eval/BENCH-VARIANT)")
     ev.set_defaults(fn=_cmd_eval)
+    fi = sub.add_parser("figures", parents=[common], help="regenerate the paper's tables and figures (report notebooks, papermill)")
+    fi.add_argument("--only", help="comma-separated report names (default: all, in order)")
+    fi.add_argument("--bench", default="reveal-synth"); fi.add_argument("--root", help="the benchmark's folder (default data/reveal-synth-SIZE)")
+    fi.add_argument("--size", default="mini"); fi.add_argument("--splits", default="test", help="reveal-synth splits, comma-separated")
+    fi.add_argument("--limit", type=int, help="only the first N questions"); fi.add_argument("--runs", default="runs/figures", help="shared runs folder")
+    fi.add_argument("--out", default="figures", help="where figures and tables go")
+    fi.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=JSON", help="a report parameter, e.g. Ks=[1,2] or probe_rounds=2")
+    fi.add_argument("--thetas", default="0.8", help="θ values of the sweep, comma-separated (each one builds its own memories)")
+    fi.set_defaults(fn=_cmd_figures)
     mg = sub.add_parser("merge-shards", parents=[common], help="merge the traces of shard folders")
     mg.add_argument("shards", nargs="+", help="shard folders of `reveal-nb eval --shard`"); mg.add_argument("--out", required=True)
     mg.set_defaults(fn=_cmd_merge)

@@ -23,7 +23,8 @@ def _args(synth, out):
     # Four questions of one mini video form three pairs (the tiny split forms one: too few to refine). The filter is off:
     # with the 135M model the paper's filter keeps almost no pair (chapter 14). One refinement iteration keeps it short.
     return ["rubrics", "build", "--bench", "reveal-synth", "--split", "dev", "--root", str(synth / "mini"), "--limit", "4",
-            "--teacher", "ground_truth", "--set", "construct_filter=false", "--set", "construct_max_iterations=1", "--out", str(out)]
+            "--teacher", "ground_truth", "--set", "construct_filter=false", "--set", "construct_max_iterations=1",
+            "--set", "l2_words=30", "--set", "l3_words=30", "--out", str(out)]   # short summaries: they were most of the memory build
 
 
 def _run(args):
