@@ -237,21 +237,27 @@ def _quiet_transformers():
     transformers.logging.set_verbosity_error(); transformers.utils.logging.disable_progress_bar()
 
 def dequantized_model_dir(gguf_path, cfg: RevealConfig | None = None) -> Path:
-    "A safetensors copy of a GGUF model (made once, atomically), keyed by the GGUF file's hash."
+    """A safetensors copy of a GGUF model (made once, atomically), keyed by the GGUF file's hash.
+    Processes that start together (parallel test workers) wait on a lock: one converts, the others reuse its copy."""
+    from filelock import FileLock
     gguf_path = Path(gguf_path)
     target = cache_root(cfg) / "models" / f"{gguf_path.stem}-{sha256_file(gguf_path)[:12]}"
-    if (target / "config.json").exists() and (target / "model.safetensors").exists(): return target
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    _quiet_transformers()
-    tok = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
-    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
-    model.hf_quantizer = None                      # the weights are now plain tensors
-    if hasattr(model.config, "quantization_config"): del model.config.quantization_config
-    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp); tok.save_pretrained(tmp)
-    shutil.rmtree(target, ignore_errors=True)
-    os.replace(tmp, target)
+    done = lambda: (target / "config.json").exists() and (target / "model.safetensors").exists()
+    if done(): return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock"):
+        if done(): return target
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        _quiet_transformers()
+        tok = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+        model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+        model.hf_quantizer = None                      # the weights are now plain tensors
+        if hasattr(model.config, "quantization_config"): del model.config.quantization_config
+        tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        model.save_pretrained(tmp); tok.save_pretrained(tmp)
+        shutil.rmtree(target, ignore_errors=True)      # a half-written copy left by a killed conversion
+        os.replace(tmp, target)
     return target
 
 # %% ../nbs/01_models.ipynb #a1c1b2e7
