@@ -84,10 +84,8 @@ test: test-main test-clip test-vllm
 # Tests keep their model caches inside the checkout, independent of the user's ~/.cache.
 test-main test-clip test-vllm test-fast: export REVEAL_NB_CACHE := $(CURDIR)/cache
 
-# Two pytest workers with one torch thread each: small-model decoding and the notebooks' start-up leave a
-# second thread mostly idle, so two processes finish the suite sooner than one process with two threads.
 test-main: env $(CHROMIUM)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest
 
 test-clip: $(CLIP_STAMP)
 	$(CLIP_VENV)/bin/python -m pytest tests/clip_env
