@@ -18,7 +18,7 @@ import torch
 from reveal_nb.core import RevealConfig
 from reveal_nb.models import TransformersBackend
 weights, steps = sys.argv[1], int(sys.argv[2])
-llm = TransformersBackend(RevealConfig())
+llm = TransformersBackend(RevealConfig(reply_cache=False))
 if weights == "bf16": llm.model = llm.model.to(torch.bfloat16)
 if weights == "int8": llm.model = torch.ao.quantization.quantize_dynamic(llm.model, {torch.nn.Linear}, dtype=torch.qint8)
 llm.model.generation_config.eos_token_id = [-1]          # never stop early: every row decodes `steps` tokens

@@ -22,7 +22,7 @@ a = ap.parse_args()
 work = Path(tempfile.mkdtemp())
 generate(work / a.size, a.size, progress=False)
 items = load_reveal_synth(work / a.size, "dev") + load_reveal_synth(work / a.size, "test")
-cfg = with_overrides(RevealConfig(), {"question_batch": a.question_batch})
+cfg = with_overrides(RevealConfig(reply_cache=False), {"question_batch": a.question_batch})
 llm, enc = make_llm(cfg), make_text_encoder(cfg)
 for it in items: unit_memory(it, cfg, llm, enc)   # memories built (or loaded) before timing
 rows = []

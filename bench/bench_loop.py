@@ -34,7 +34,7 @@ def main(argv=None):
     ap.add_argument("--size", default="mini"); ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--variant", default="reveal"); ap.add_argument("--data", default="data/reveal-synth-mini")
     a = ap.parse_args(argv)
-    cfg = with_overrides(RevealConfig(), {"variant": a.variant})
+    cfg = with_overrides(RevealConfig(reply_cache=False), {"variant": a.variant})
     generate(a.data, a.size, cfg, progress=False)
     items = load_reveal_synth(a.data, "test")
     items = items[:a.limit] if a.limit else items

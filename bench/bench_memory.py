@@ -72,7 +72,7 @@ def main(argv=None):
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--skip-build", action="store_true", help="skip the memory builds (LLM summaries)")
     a = ap.parse_args(argv)
-    cfg = RevealConfig()
+    cfg = RevealConfig(reply_cache=False)
     work = Path(tempfile.mkdtemp(prefix="bench-memory-"))
     try:
         scan_rows, build_rows = [], []
@@ -85,7 +85,7 @@ def main(argv=None):
             t0 = time.perf_counter(); segs = segment_video(scan, cfg); t_seg = time.perf_counter() - t0
             scan_rows.append((minutes, n, raw, n / t_scan, n / (t_scan + t_seg), len(segs)))
             if llm is not None:
-                mcfg = RevealConfig(memory_dir=str(work / "memories"))
+                mcfg = RevealConfig(memory_dir=str(work / "memories"), reply_cache=False)
                 mem = build_memory(video, mcfg, captions=narration, subtitles=subs, llm=llm, text_encoder=text_enc, progress=False)
                 size = sum(p.stat().st_size for p in mem.folder.iterdir())
                 build_rows.append((minutes, mem.meta["timings"], mem.meta["counts"], size / 2**20, size / 2**20 * 60 / minutes))

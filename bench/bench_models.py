@@ -69,11 +69,11 @@ def main(argv=None):
     rows = []
 
     with tempfile.TemporaryDirectory() as d:
-        cold_cfg = with_overrides(RevealConfig(), {"cache_dir": d})
+        cold_cfg = with_overrides(RevealConfig(reply_cache=False), {"cache_dir": d})
         t0 = time.perf_counter(); path = resolve_model_path(cold_cfg.llm_model, cold_cfg); cold = time.perf_counter() - t0
         t0 = time.perf_counter(); TransformersBackend(cold_cfg); first_backend = time.perf_counter() - t0
     rows.append(("load", "dequantize GGUF into an empty cache", f"{cold:.1f} s"))
-    cfg = RevealConfig()
+    cfg = RevealConfig(reply_cache=False)
     resolve_model_path(cfg.llm_model, cfg)
     load_t, llm = timed(lambda: TransformersBackend(cfg), a.repeats)
     rows.append(("load", "backend from the cached safetensors copy (incl. GGUF hash check)", f"{load_t:.2f} s"))

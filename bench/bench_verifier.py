@@ -44,7 +44,7 @@ def main(argv=None):
     ap.add_argument("--readings", default="generate,expected,option_likelihood")
     ap.add_argument("--answer-readings", default="generate,option_likelihood")
     a = ap.parse_args(argv)
-    cfg = RevealConfig()
+    cfg = RevealConfig(reply_cache=False)
     pairs = synth_pairs(a.videos, a.seconds, cfg)
     if a.limit: pairs = pairs[:a.limit]
     llm, pool = make_llm(cfg), pool_for(cfg)

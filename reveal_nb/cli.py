@@ -111,7 +111,9 @@ def _cmd_memory(a, cfg):
 
 def _cmd_demo(a, cfg):
     from reveal_nb.traces import compare_table
-    reps = run_demo(cfg, a.out, data_dir=a.data, size=a.size, limit=a.limit, variants=tuple(a.variants.split(",")))
+    from reveal_nb.models import make_llm
+    llm = make_llm(cfg)
+    reps = run_demo(cfg, a.out, data_dir=a.data, size=a.size, limit=a.limit, variants=tuple(a.variants.split(",")), llm=llm)
     first = next(iter(reps.values()))
     print(f"reveal-synth {a.size} test split, {first['n']} questions; backbone {first['backbone']['model']} ({first['backbone']['backend']}); "
           f"readings: verifier {reps.get('reveal', first)['readings']['verifier']}, answer {first['readings']['answer']}")
@@ -122,6 +124,8 @@ def _cmd_demo(a, cfg):
                   f"the loop is degenerate here (rounds: {s['rounds_hist']})")
         print(f"{v}: {s['seconds']} s; traces {s['traces']}; one rendered trace: {s['example_trace']}")
     print(f"any question: reveal-nb trace show {first['traces']} QID")
+    c = llm.cache_stats()
+    if c["path"]: print(f"reply cache: {c['reused']} replies reused, {c['computed']} written by the model ({c['path']}; --set reply_cache=false runs every call)")
 
 def _cmd_rubrics(a, cfg):
     from reveal_nb.rubrics import load_pool, starter_pool_path

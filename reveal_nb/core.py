@@ -129,6 +129,7 @@ class RevealConfig:
     seed: int = _f(0, "seed for everything random (synthetic data, uniform sampling)", lo=0, hi=2**31 - 1)
     cache_dir: str = _f("", "where model caches and built memories go; empty = $REVEAL_NB_CACHE or ~/.cache/reveal_nb")
     memory_dir: str = _f("", "where built video memories go; empty = <cache>/memory")
+    reply_cache: bool = _f(True, "reuse a reply the same model already gave to the exact same request (<cache>/replies.sqlite); False runs the model for every call")
 
     def __post_init__(self): _check(self)
 

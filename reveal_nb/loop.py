@@ -267,7 +267,7 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     return runs
 
 # %% ../nbs/12_loop.ipynb #587de924
-OPERATIONAL_FIELDS = ("cache_dir", "memory_dir", "question_batch", "llm_batch_size", "request_timeout", "http_retries")
+OPERATIONAL_FIELDS = ("cache_dir", "memory_dir", "question_batch", "llm_batch_size", "request_timeout", "http_retries", "reply_cache")
 
 def run_fingerprint(cfg: RevealConfig) -> str:
     "Fingerprint of the settings that can change a result (where files go and how calls are batched cannot)."

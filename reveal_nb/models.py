@@ -4,19 +4,20 @@
 
 # %% ../nbs/01_models.ipynb #084d65ad
 from __future__ import annotations
-import base64, importlib.util, io, json, os, shutil, threading, time, urllib.error, urllib.request
+import base64, hashlib, importlib.util, io, json, os, shutil, sqlite3, threading, time, urllib.error, urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import jsonschema
 from .core import RevealConfig, RevealInputError, cache_root, sha256_file
 
 # %% auto #0
-__all__ = ['ROLES', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'ChatRequest', 'ChatResult', 'usage_totals', 'UsageLedger',
-           'StructuredOutputError', 'parse_structured', 'ChatBackend', 'chat_batch', 'chat', 'ScoreRequest',
-           'ScoreResult', 'score_batch', 'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir',
-           'resolve_model_path', 'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages',
-           'VLLMBackend', 'ModelServerError', 'OpenAIBackend', 'make_llm']
+__all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'ChatRequest', 'ChatResult', 'usage_totals',
+           'UsageLedger', 'StructuredOutputError', 'parse_structured', 'ChatBackend', 'chat_batch', 'chat',
+           'ScoreRequest', 'ScoreResult', 'score_batch', 'weights_identity', 'ReplyCache', 'reply_cache', 'cache_stats',
+           'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir', 'resolve_model_path', 'TransformersBackend',
+           'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages', 'VLLMBackend', 'ModelServerError',
+           'OpenAIBackend', 'make_llm']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
 ROLES = ("planner", "verifier", "answerer", "summarizer", "captioner", "teacher", "proposer", "other")
@@ -124,7 +125,7 @@ def chat_batch(self: ChatBackend, requests: list[ChatRequest], strict: bool = Tr
         bs = self.cfg.llm_batch_size
         for start in range(0, len(todo), bs):
             chunk = todo[start:start + bs]
-            raws = self._generate([requests[i] for i in chunk], _retry_temperature(self.cfg, attempt), self.cfg.seed + attempt)
+            raws = self._generate_cached([requests[i] for i in chunk], _retry_temperature(self.cfg, attempt), self.cfg.seed + attempt)
             for i, raw in zip(chunk, raws):
                 res = results[i]
                 res.text, res.attempts = raw.text, attempt + 1
@@ -186,11 +187,106 @@ def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreRe
     "Log-likelihood of each request's continuations after its prompt; every request is recorded in the ledger."
     if not self.supports_scoring:
         raise NotImplementedError(f"the {self.name} backend cannot score continuations: scoring needs an in-process transformers model")
-    results = self._score(list(requests))
+    results = self._score_cached(list(requests))
     for r in results: self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens), latency_s=r.latency_s))
     return results
 
 ChatBackend.score_batch = score_batch
+
+# %% ../nbs/01_models.ipynb #6dd9cad4
+REPLY_CACHE_VERSION = 1   # raise when a change to the backends changes what a request returns
+
+def weights_identity(path) -> list:
+    "Path, size and modification time of a model's files: changes whenever the weights do."
+    path = Path(path)
+    files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+    return [str(path.resolve())] + [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in files]
+
+def _opaque(obj) -> str:
+    "JSON stand-in for an image inside a message: a hash of its pixels."
+    import numpy as np
+    a = np.ascontiguousarray(np.asarray(obj, dtype="uint8"))
+    return f"{a.shape}:{hashlib.sha256(a.tobytes()).hexdigest()}"
+
+class ReplyCache:
+    "Model replies keyed by a hash of everything that decides them, in one SQLite file."
+    def __init__(self, path):
+        self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock, self.hits, self.misses = threading.Lock(), 0, 0
+        try:
+            self._db = sqlite3.connect(self.path, timeout=300, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, request TEXT NOT NULL, reply TEXT NOT NULL, created REAL)")
+        except sqlite3.DatabaseError as e:
+            raise RevealInputError(str(self.path), "reply cache", f"not a readable SQLite file ({e}); delete it, or set reply_cache=False") from e
+
+    @staticmethod
+    def key(request: dict) -> str:
+        return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False, default=_opaque).encode()).hexdigest()
+
+    def get_many(self, keys: list) -> dict:
+        "{key: reply} for the keys that are stored."
+        out = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                part = keys[start:start + 500]
+                rows = self._db.execute(f"SELECT key, reply FROM replies WHERE key IN ({','.join('?' * len(part))})", part)
+                out.update((k, json.loads(v)) for k, v in rows)
+        self.hits += sum(k in out for k in keys); self.misses += sum(k not in out for k in keys)
+        return out
+
+    def put_many(self, items: dict):
+        "Store {key: (request, reply)}; a key already stored keeps its first reply."
+        rows = [(k, json.dumps(req, sort_keys=True, ensure_ascii=False, default=_opaque), json.dumps(rep), time.time()) for k, (req, rep) in items.items()]
+        with self._lock: self._db.executemany("INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?)", rows)
+
+    def __len__(self):
+        with self._lock: return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+# %% ../nbs/01_models.ipynb #755289d7
+ChatBackend._identity = lambda self: None
+
+def reply_cache(self: ChatBackend) -> ReplyCache | None:
+    "This backend's reply cache, or None (turned off, or a backend that cannot name its weights)."
+    if not self.cfg.reply_cache: return None
+    if getattr(self, "_reply_cache", None) is None:
+        ident = self._identity()
+        if ident is None: return None
+        self._reply_cache, self._ident = ReplyCache(cache_root(self.cfg) / "replies.sqlite"), ident
+    return self._reply_cache
+
+def _through_cache(self: ChatBackend, requests, describe, run, to_json, from_json):
+    cache = self.reply_cache()
+    if cache is None: return run(requests)
+    keyed = [dict(describe(r), model=self._ident, version=REPLY_CACHE_VERSION) for r in requests]
+    keys = [cache.key(k) for k in keyed]
+    found = cache.get_many(keys)
+    todo = [i for i, k in enumerate(keys) if k not in found]
+    fresh = dict(zip(todo, run([requests[i] for i in todo]))) if todo else {}
+    cache.put_many({keys[i]: (keyed[i], to_json(out)) for i, out in fresh.items()})
+    return [fresh[i] if i in fresh else from_json(found[k], requests[i]) for i, k in enumerate(keys)]
+
+def _generate_cached(self: ChatBackend, requests, temperature, seed) -> list:
+    "`_generate`, run only for the requests whose reply is not stored yet."
+    describe = lambda r: dict(kind="chat", messages=r.messages, images=[_opaque(im) for im in r.images], schema=r.schema,
+                              max_new_tokens=r.max_new_tokens or self.cfg.max_new_tokens, temperature=temperature,
+                              seed=seed if temperature > 0 else None)   # greedy decoding ignores the seed
+    return _through_cache(self, requests, describe, lambda rs: self._generate(rs, temperature, seed), asdict, lambda d, r: _Raw(**d))
+
+def _score_cached(self: ChatBackend, requests) -> list:
+    "`_score`, run only for the requests whose scores are not stored yet."
+    describe = lambda r: dict(kind="score", messages=r.messages, continuations=list(r.continuations))
+    keep = lambda s: dict(logprobs=s.logprobs, n_tokens=s.n_tokens, prompt_tokens=s.prompt_tokens, latency_s=s.latency_s)
+    return _through_cache(self, requests, describe, self._score, keep,
+                          lambda d, r: ScoreResult(role=r.role, backend=self.name, model=self.model_name, **d))
+
+def cache_stats(self: ChatBackend) -> dict:
+    "Replies reused from the cache and replies the model wrote, in this backend's lifetime."
+    c = getattr(self, "_reply_cache", None)
+    return dict(reused=c.hits if c else 0, computed=c.misses if c else 0, path=str(c.path) if c else None)
+
+ChatBackend.reply_cache, ChatBackend._generate_cached, ChatBackend._score_cached, ChatBackend.cache_stats = \
+    reply_cache, _generate_cached, _score_cached, cache_stats
 
 # %% ../nbs/01_models.ipynb #52ee07ef
 class ScriptedBackend(ChatBackend):
@@ -291,6 +387,8 @@ class TransformersBackend(ChatBackend):
         self.model = auto.from_pretrained(self.path, dtype=torch.float32).eval()
         self.load_seconds = time.time() - t0
         self._grammars, self._compiler = {}, None
+
+    def _identity(self): return dict(backend=self.name, weights=weights_identity(self.path), dtype="float32")
 
 # %% ../nbs/01_models.ipynb #ce7451d3
 def _grammar(self: TransformersBackend, schema: dict):
@@ -554,6 +652,8 @@ class VLLMBackend(ChatBackend):
         if self.cfg.vllm_max_model_len: kw["max_model_len"] = self.cfg.vllm_max_model_len
         t0 = time.time(); self.llm = LLM(**{**kw, **engine_kwargs}); self.load_seconds = time.time() - t0
 
+    def _identity(self): return dict(backend=self.name, weights=weights_identity(self.path))
+
     def _generate(self, requests, temperature, seed):
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
@@ -582,6 +682,8 @@ class OpenAIBackend(ChatBackend):
         self.base = self.cfg.llm_base_url.rstrip("/")
         self.key = os.environ.get(self.cfg.llm_api_key_env, "")
         if self.model_name.startswith("bundled:"): self.model_name = self._served_models()[0]
+
+    def _identity(self): return dict(backend=self.name, url=self.base, model=self.model_name)
 
 # %% ../nbs/01_models.ipynb #377e6336
 def _http(self: OpenAIBackend, method, path, body=None):

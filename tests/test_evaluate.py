@@ -42,7 +42,8 @@ def local(synth, tmp_path_factory):
 
 def test_ray_executor_gives_the_local_traces(local, tmp_path):
     items, ref = local
-    scores = evaluate(items, CFG, tmp_path / "ray", executor=ray_executor(workers=2), progress=False)
+    # The reply cache is off here: the workers must compute every reply themselves, not read the local run's.
+    scores = evaluate(items, with_overrides(CFG, {"reply_cache": False}), tmp_path / "ray", executor=ray_executor(workers=2), progress=False)
     got = read_jsonl_records(tmp_path / "ray" / "traces.jsonl", key="qid")
     assert scores["n"] == len(items) == len(got)
     assert {q: untimed(t) for q, t in got.items()} == {q: untimed(t) for q, t in ref.items()}

@@ -14,7 +14,7 @@ BIN = Path(sys.executable).parent
 REPORTS = ["table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volume", "fig4b_calibration", "fig4c_types",
            "fig5_case", "oracle", "sweep_theta-0.8", "sweep_heatmap"]
 TINY = ["--size", "tiny", "--root", "{data}", "--splits", "test", "--runs", "{runs}", "--out", "{out}",
-        "--set", "l2_words=30", "--set", "l3_words=30", "--set", "max_rounds=2",
+        "--set", "max_rounds=2",
         "--param", "probe_rounds=2", "--param", "Ks=[1,2]", "--param", "ks=[1,4]"]
 
 

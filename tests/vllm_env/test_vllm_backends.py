@@ -13,7 +13,7 @@ QUERIES = {"type": "object", "additionalProperties": False, "required": ["querie
 
 
 def test_openai_backend_against_vllm_serve(vllm_server):
-    llm = OpenAIBackend(with_overrides(RevealConfig(), {"llm_backend": "openai", "llm_base_url": vllm_server}))
+    llm = OpenAIBackend(with_overrides(RevealConfig(), {"llm_backend": "openai", "llm_base_url": vllm_server, "reply_cache": False}))
     free = llm.chat("What is the capital of France? Answer in one word.", role="answerer", max_new_tokens=16)
     assert "paris" in free.text.lower()
     assert free.prompt_tokens > 10 and 0 < free.completion_tokens <= 16

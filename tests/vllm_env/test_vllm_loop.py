@@ -13,15 +13,15 @@ MAIN_CLI = ROOT / ".venv" / "bin" / "reveal-nb"
 
 def test_reveal_loop_against_vllm_serve(vllm_server, tmp_path):
     assert MAIN_CLI.exists(), "the main environment (.venv) is built by `make test` before this suite"
-    cmd = [str(MAIN_CLI), "demo", "--size", "tiny", "--limit", "2", "--variants", "reveal",
+    cmd = [str(MAIN_CLI), "demo", "--size", "tiny", "--limit", "1", "--variants", "reveal",
            "--data", str(tmp_path / "synth"), "--out", str(tmp_path / "run"),
-           "--set", "llm_backend=openai", "--set", f"llm_base_url={vllm_server}", "--set", f"memory_dir={tmp_path / 'memory'}"]
+           "--set", "llm_backend=openai", "--set", f"llm_base_url={vllm_server}", "--set", f"memory_dir={tmp_path / 'memory'}", "--set", "reply_cache=false"]
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HF_HUB_OFFLINE="1")
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=3000, env=env, cwd=tmp_path)
     print(res.stdout[-3000:])
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-5000:]
     traces = [json.loads(l) for l in (tmp_path / "run" / "reveal" / "traces.jsonl").read_text().splitlines()]
-    assert len(traces) == 2   # the tiny test split asks two questions
+    assert len(traces) == 1   # one question of the tiny test split: every call of it goes to the server
     for t in traces:
         assert t["backbone"]["backend"] == "openai" and t["readings"] == {"verifier": "generate", "answer": "generate"}
         assert 1 <= t["n_rounds"] <= 3 and t["answer"] in t["options"]
