@@ -19,9 +19,9 @@ __all__ = ['PUBLISHED', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'REPORT_P
            'published_value', 'paper_column', 'paper_accuracy', 'wilson', 'accuracy_row', 'trace_accuracy', 'run_dir',
            'Models', 'Run', 'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round',
            'replay_grid', 'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability',
-           'sufficiency_agreement', 'per_type', 'oracle_pieces', 'oracle_answers', 'failure_split', 'pick_case',
-           'markdown_table', 'save_report', 'run_meta', 'report_items', 'project_root', 'Report', 'report_setup',
-           'report_label', 'chance_note', 'reports_dir', 'run_reports']
+           'sufficiency_agreement', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split',
+           'pick_case', 'markdown_table', 'save_report', 'run_meta', 'report_items', 'project_root', 'Report',
+           'report_setup', 'report_label', 'chance_note', 'reports_dir', 'run_reports']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 _TABLE1 = """family,row,size,EgoLifeQA,Ego-R1,LVBench,Video-MME-L,LongVideoBench,Avg
@@ -301,17 +301,24 @@ def oracle_pieces(item, mem) -> list[dict]:
     "The L1 segments of `mem` that overlap one of the item's ground-truth evidence intervals."
     return [x for x in mem.level(1) if x["text"] and any(x["start"] < b and a < x["end"] for a, b in item.evidence)]
 
+def blind_answers(llm, cfg: RevealConfig, jobs: list[tuple[str, dict]]) -> list[str | None]:
+    "The answerer's letter for each (question, options) with no evidence: a reply, or the likeliest option text."
+    if not jobs: return []
+    if answer_reading(cfg, llm) == "generate": return answer_jobs(llm, cfg, [(q, o, "") for q, o in jobs])
+    res = llm.score_batch([option_text_request(q, o, "") for q, o in jobs])
+    return [list(o)[int(np.argmax(r.logprobs))] for (_, o), r in zip(jobs, res)]
+
 def oracle_answers(items: list, cfg: RevealConfig, models: Models, runs=None) -> dict:
     "For each question with ground-truth evidence: the answer with no evidence and with the oracle evidence (cached under `runs`)."
     from reveal_nb.traces import unit_memory
-    path = Path(runs) / f"oracle-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
+    path = Path(runs) / f"oracle-v2-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
     have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
     its = [it for it in items if it.evidence and it.qid not in have]
     mems = {}
     for it in its:
         if it.video_id not in mems: mems[it.video_id] = unit_memory(it, cfg, models.llm, models.enc)
     pieces = [oracle_pieces(it, mems[it.video_id]) for it in its]
-    none = answer_jobs(models.llm, cfg, [(it.question, it.options, "") for it in its])
+    none = blind_answers(models.llm, cfg, [(it.question, it.options) for it in its])
     gold = answer_jobs(models.llm, cfg, [(it.question, it.options, evidence_block(p)) for it, p in zip(its, pieces)])
     new = [dict(qid=it.qid, none=a == it.answer, oracle=b == it.answer, oracle_pieces=len(p)) for it, p, a, b in zip(its, pieces, none, gold)]
     if path and new: append_jsonl(path, new)
