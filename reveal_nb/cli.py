@@ -51,6 +51,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
         show = next((t for t in traces if t["n_rounds"] > 1), traces[0])
         atomic_write_text(out_dir / v / "example_trace.txt", render_trace(show, vcfg.tau) + "\n")
         summaries[v]["example_trace"] = str(out_dir / v / "example_trace.txt")
+        summaries[v]["reply_cache"] = llm.cache_stats()          # so far in this call: replies reused and written
         atomic_write_json(out_dir / v / "report.json", dict(summary=summaries[v], config=config_to_dict(vcfg), data=str(data_dir), size=size))
     return summaries
 
@@ -111,9 +112,7 @@ def _cmd_memory(a, cfg):
 
 def _cmd_demo(a, cfg):
     from reveal_nb.traces import compare_table
-    from reveal_nb.models import make_llm
-    llm = make_llm(cfg)
-    reps = run_demo(cfg, a.out, data_dir=a.data, size=a.size, limit=a.limit, variants=tuple(a.variants.split(",")), llm=llm)
+    reps = run_demo(cfg, a.out, data_dir=a.data, size=a.size, limit=a.limit, variants=tuple(a.variants.split(",")))
     first = next(iter(reps.values()))
     print(f"reveal-synth {a.size} test split, {first['n']} questions; backbone {first['backbone']['model']} ({first['backbone']['backend']}); "
           f"readings: verifier {reps.get('reveal', first)['readings']['verifier']}, answer {first['readings']['answer']}")
@@ -124,7 +123,7 @@ def _cmd_demo(a, cfg):
                   f"the loop is degenerate here (rounds: {s['rounds_hist']})")
         print(f"{v}: {s['seconds']} s; traces {s['traces']}; one rendered trace: {s['example_trace']}")
     print(f"any question: reveal-nb trace show {first['traces']} QID")
-    c = llm.cache_stats()
+    c = list(reps.values())[-1]["reply_cache"]
     if c["path"]: print(f"reply cache: {c['reused']} replies reused, {c['computed']} written by the model ({c['path']}; --set reply_cache=false runs every call)")
 
 def _cmd_rubrics(a, cfg):
