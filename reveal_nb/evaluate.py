@@ -116,6 +116,7 @@ def score_run(traces: list[dict], items: list) -> dict:
                 by_type={k: dict(n=v["n"], accuracy=round(v["accuracy"], 4), chance=round(v["chance"], 4)) for k, v in s["by_type"].items()},
                 by_duration={b: _acc(ts) for b, ts in buckets.items()},
                 cost_per_question=cost, calls_per_question=round(sum(v["calls"] for v in cost.values()), 2),
+                reused_replies=round(float(np.mean([bool(c.get("cached")) for t in traces for c in t["calls"]] or [0.0])), 4),
                 wall_seconds_per_question=round(float(np.mean([t.get("batch_seconds", 0) / max(1, t.get("batch_size", 1)) for t in traces])), 2),
                 rounds=dict(mean=round(float(np.mean(rounds)), 3), hist={k: rounds.count(k) for k in sorted(set(rounds))}),
                 sufficient_rate=round(s["sufficient_rate"], 4), retrieval_recall=round(float(np.mean(recall)), 4) if recall else None,
@@ -141,7 +142,8 @@ def format_scores(s: dict) -> str:
     out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']}, chance {v['chance']:.2f})" for k, v in s["by_type"].items()]
     out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']})" for k, v in s["by_duration"].items()]
     out.append(f"rounds: mean {s['rounds']['mean']:.2f}, {s['rounds']['hist']}; verifier said sufficient {f(s['sufficient_rate'])}; "
-               f"retrieval recall {f(s['retrieval_recall'])}; wall {s['wall_seconds_per_question']:.1f} s/question")
+               f"retrieval recall {f(s['retrieval_recall'])}; wall {s['wall_seconds_per_question']:.1f} s/question"
+               + (f" ({s['reused_replies']:.0%} of calls answered from the reply cache)" if s.get("reused_replies") else ""))
     out.append(f"per question      calls  prompt tok  completion tok  model s")
     out += [f"  {r:<15} {c['calls']:>5.2f}  {c['prompt_tokens']:>10.0f}  {c['completion_tokens']:>14.0f}  {c['latency_s']:>7.2f}" for r, c in s["cost_per_question"].items()]
     out.append(f"  {'total':<15} {s['calls_per_question']:>5.2f}")

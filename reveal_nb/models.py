@@ -49,6 +49,7 @@ class ChatResult:
     backend: str = ""
     model: str = ""
     error: str | None = None   # set only for a typed failure (strict=False)
+    cached: bool = False       # the reply came from the reply cache (see below)
 
     @property
     def ok(self): return self.error is None
@@ -70,7 +71,7 @@ class UsageLedger:
     def record(self, r: ChatResult):
         with self._lock:
             self.records.append(dict(role=r.role, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens,
-                                     latency_s=round(r.latency_s, 4), attempts=r.attempts, ok=r.ok))
+                                     latency_s=round(r.latency_s, 4), attempts=r.attempts, ok=r.ok, cached=r.cached))
 
     def totals(self) -> dict:
         "{role: {calls, prompt_tokens, completion_tokens, latency_s, failures}}"
@@ -99,6 +100,7 @@ class _Raw:
     prompt_tokens: int
     completion_tokens: int
     latency_s: float
+    cached: bool = False
 
 class ChatBackend:
     "Base class: batching, structured-output validation with bounded retries, usage accounting."
@@ -129,6 +131,7 @@ def chat_batch(self: ChatBackend, requests: list[ChatRequest], strict: bool = Tr
             for i, raw in zip(chunk, raws):
                 res = results[i]
                 res.text, res.attempts = raw.text, attempt + 1
+                res.cached = raw.cached and (attempt == 0 or res.cached)
                 res.prompt_tokens += raw.prompt_tokens; res.completion_tokens += raw.completion_tokens
                 res.latency_s += raw.latency_s
                 if requests[i].schema is not None: res.parsed, res.error = parse_structured(raw.text, requests[i].schema)
@@ -179,6 +182,7 @@ class ScoreResult:
     latency_s: float = 0.0
     backend: str = ""
     model: str = ""
+    cached: bool = False
 
 # %% ../nbs/01_models.ipynb #a65c7fa3
 ChatBackend.supports_scoring = False
@@ -188,7 +192,7 @@ def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreRe
     if not self.supports_scoring:
         raise NotImplementedError(f"the {self.name} backend cannot score continuations: scoring needs an in-process transformers model")
     results = self._score_cached(list(requests))
-    for r in results: self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens), latency_s=r.latency_s))
+    for r in results: self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens), latency_s=r.latency_s, cached=r.cached))
     return results
 
 ChatBackend.score_batch = score_batch
@@ -271,14 +275,15 @@ def _generate_cached(self: ChatBackend, requests, temperature, seed) -> list:
     describe = lambda r: dict(kind="chat", messages=r.messages, images=[_opaque(im) for im in r.images], schema=r.schema,
                               max_new_tokens=r.max_new_tokens or self.cfg.max_new_tokens, temperature=temperature,
                               seed=seed if temperature > 0 else None)   # greedy decoding ignores the seed
-    return _through_cache(self, requests, describe, lambda rs: self._generate(rs, temperature, seed), asdict, lambda d, r: _Raw(**d))
+    return _through_cache(self, requests, describe, lambda rs: self._generate(rs, temperature, seed), asdict,
+                          lambda d, r: _Raw(**{**d, "cached": True}))
 
 def _score_cached(self: ChatBackend, requests) -> list:
     "`_score`, run only for the requests whose scores are not stored yet."
     describe = lambda r: dict(kind="score", messages=r.messages, continuations=list(r.continuations))
     keep = lambda s: dict(logprobs=s.logprobs, n_tokens=s.n_tokens, prompt_tokens=s.prompt_tokens, latency_s=s.latency_s)
     return _through_cache(self, requests, describe, self._score, keep,
-                          lambda d, r: ScoreResult(role=r.role, backend=self.name, model=self.model_name, **d))
+                          lambda d, r: ScoreResult(role=r.role, backend=self.name, model=self.model_name, cached=True, **d))
 
 def cache_stats(self: ChatBackend) -> dict:
     "Replies reused from the cache and replies the model wrote, in this backend's lifetime."

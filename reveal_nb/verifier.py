@@ -153,7 +153,8 @@ def resolve_reading(setting: str, llm) -> str:
 def call_record(r) -> dict:
     "The usage of one chat or score result, as a trace stores it."
     return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
-                completion_tokens=getattr(r, "completion_tokens", 0), latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True))
+                completion_tokens=getattr(r, "completion_tokens", 0), latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
+                **({"cached": True} if getattr(r, "cached", False) else {}))
 
 def _take(flat, sizes):
     "Split a flat result list into consecutive pieces of the given sizes."

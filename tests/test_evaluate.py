@@ -21,8 +21,8 @@ CFG = with_overrides(RevealConfig(), {"question_batch": 1, "max_rounds": 2})
 
 
 def untimed(t):
-    "A trace without wall-clock fields."
-    return {k: v for k, v in t.items() if k not in ("batch_seconds", "calls")} | dict(calls=[{k: v for k, v in c.items() if k != "latency_s"} for c in t["calls"]])
+    "A trace without wall-clock fields and without the mark of replies read from the reply cache."
+    return {k: v for k, v in t.items() if k not in ("batch_seconds", "calls")} | dict(calls=[{k: v for k, v in c.items() if k not in ("latency_s", "cached")} for c in t["calls"]])
 
 
 @pytest.fixture(scope="module")

@@ -115,7 +115,7 @@ def _demo_args(synth, out, cache):
             "--set", "question_batch=1", "--set", "max_rounds=2", "--set", f"memory_dir={cache}"] + SHORT
 
 
-VOLATILE = {"latency_s", "batch_seconds", "seconds", "started", "finished", "wall_seconds"}
+VOLATILE = {"latency_s", "batch_seconds", "seconds", "started", "finished", "wall_seconds", "cached"}   # cached: whether a reply came from the reply cache
 
 
 def _stable(x):
