@@ -225,8 +225,10 @@ class ReplyCache:
             raise RevealInputError(str(self.path), "reply cache", f"not a readable SQLite file ({e}); delete it, or set reply_cache=False") from e
 
     @staticmethod
-    def key(request: dict) -> str:
-        return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False, default=_opaque).encode()).hexdigest()
+    def encode(request: dict) -> tuple[str, str]:
+        "(key, stored text) of a request: the key is the hash of the text."
+        text = json.dumps(request, sort_keys=True, ensure_ascii=False, default=_opaque)
+        return hashlib.sha256(text.encode()).hexdigest(), text
 
     def get_many(self, keys: list) -> dict:
         "{key: reply} for the keys that are stored."
@@ -240,8 +242,8 @@ class ReplyCache:
         return out
 
     def put_many(self, items: dict):
-        "Store {key: (request, reply)}; a key already stored keeps its first reply."
-        rows = [(k, json.dumps(req, sort_keys=True, ensure_ascii=False, default=_opaque), json.dumps(rep), time.time()) for k, (req, rep) in items.items()]
+        "Store {key: (request text, reply)}; a key already stored keeps its first reply."
+        rows = [(k, text, json.dumps(rep), time.time()) for k, (text, rep) in items.items()]
         with self._lock: self._db.executemany("INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?)", rows)
 
     def __len__(self):
@@ -263,11 +265,11 @@ def _through_cache(self: ChatBackend, requests, describe, run, to_json, from_jso
     cache = self.reply_cache()
     if cache is None: return run(requests)
     keyed = [dict(describe(r), model=self._ident, version=REPLY_CACHE_VERSION) for r in requests]
-    keys = [cache.key(k) for k in keyed]
+    keys, texts = zip(*[cache.encode(k) for k in keyed]) if keyed else ((), ())
     found = cache.get_many(keys)
     todo = [i for i, k in enumerate(keys) if k not in found]
     fresh = dict(zip(todo, run([requests[i] for i in todo]))) if todo else {}
-    cache.put_many({keys[i]: (keyed[i], to_json(out)) for i, out in fresh.items()})
+    cache.put_many({keys[i]: (texts[i], to_json(out)) for i, out in fresh.items()})
     return [fresh[i] if i in fresh else from_json(found[k], requests[i]) for i, k in enumerate(keys)]
 
 def _generate_cached(self: ChatBackend, requests, temperature, seed) -> list:
