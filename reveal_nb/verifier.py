@@ -81,7 +81,7 @@ def _from_generated(result, job, pool, cfg) -> dict:
 
 # %% ../nbs/11_verifier.ipynb #877a6fea
 LABEL_PROMPT = string.Template(
-    "Criterion: $rubric\n\nEvidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
+    "Evidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\nCriterion: $rubric\n\n"
     "How well does the evidence settle option $letter (\"$text\") under this criterion? Reply with the score only: 1, 0.5 or 0.")
 SCORE_LABELS = {"1": 1.0, "0.5": 0.5, "0": 0.0}
 
