@@ -20,8 +20,14 @@ def _copy_project(dst: Path) -> Path:
     return dst
 
 
+def _sources(root: Path, pattern: str) -> set[str]:
+    "Files under root as _copy_project copies them: build output (`_build`, `_executed`) and checkpoints left out."
+    return {p.relative_to(root).as_posix() for p in root.rglob(pattern)
+            if not any(part.startswith("_") or part == ".ipynb_checkpoints" or part == "__pycache__" for part in p.relative_to(root).parts[:-1])}
+
+
 def _differing(a: Path, b: Path, pattern: str) -> list[str]:
-    names = sorted({p.relative_to(a).as_posix() for p in a.rglob(pattern)} | {p.relative_to(b).as_posix() for p in b.rglob(pattern)})
+    names = sorted(_sources(a, pattern) | _sources(b, pattern))
     return [n for n in names if not ((a / n).exists() and (b / n).exists() and filecmp.cmp(a / n, b / n, shallow=False))]
 
 
@@ -47,3 +53,13 @@ def test_clean_keeps_papermill_parameters_tag(tmp_path):
     subprocess.run([str(BIN / "nbdev_clean"), "--fname", "nbs/zz_report.ipynb"], cwd=proj, check=True, capture_output=True)
     meta = json.loads((proj / "nbs" / "zz_report.ipynb").read_text())["cells"][0]["metadata"]
     assert meta == {"tags": ["parameters"]}
+
+
+def test_cells_nbdev_skips_are_skipped_by_the_book():
+    "`#| eval: false` is nbdev's; Jupyter Book executes a chapter unless the cell is tagged skip-execution."
+    import json
+    untagged = [f"{p.name} cell {i}" for p in sorted((ROOT / "nbs").glob("*.ipynb"))
+                for i, c in enumerate(json.loads(p.read_text())["cells"])
+                if c["cell_type"] == "code" and any(l.strip() == "#| eval: false" for l in "".join(c["source"]).splitlines())
+                and "skip-execution" not in c.get("metadata", {}).get("tags", [])]
+    assert not untagged, f"cells nbdev does not run but the book would: {untagged}; tag them skip-execution"
