@@ -12,12 +12,12 @@ import jsonschema
 from .core import RevealConfig, RevealInputError, cache_root, sha256_file
 
 # %% auto #0
-__all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'ChatRequest', 'ChatResult', 'usage_totals',
-           'UsageLedger', 'StructuredOutputError', 'parse_structured', 'ChatBackend', 'chat_batch', 'chat',
-           'ScoreRequest', 'ScoreResult', 'score_batch', 'weights_identity', 'ReplyCache', 'reply_cache', 'cache_stats',
-           'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir', 'resolve_model_path', 'TransformersBackend',
-           'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages', 'VLLMBackend', 'ModelServerError',
-           'OpenAIBackend', 'make_llm']
+__all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'VLLM_STRUCTURED_OUTPUTS', 'ChatRequest',
+           'ChatResult', 'usage_totals', 'UsageLedger', 'StructuredOutputError', 'parse_structured', 'ChatBackend',
+           'chat_batch', 'chat', 'ScoreRequest', 'ScoreResult', 'score_batch', 'weights_identity', 'ReplyCache',
+           'reply_cache', 'cache_stats', 'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir',
+           'resolve_model_path', 'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages',
+           'VLLMBackend', 'ModelServerError', 'OpenAIBackend', 'make_llm']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
 ROLES = ("planner", "verifier", "answerer", "summarizer", "captioner", "teacher", "proposer", "other")
@@ -648,6 +648,8 @@ def openai_messages(req: ChatRequest) -> list:
     return msgs
 
 # %% ../nbs/01_models.ipynb #4cbcb30e
+VLLM_STRUCTURED_OUTPUTS = {"backend": "xgrammar", "disable_any_whitespace": True}   # compact JSON; `vllm serve --structured-outputs-config` takes it as JSON
+
 class VLLMBackend(ChatBackend):
     "In-process vllm.LLM (GPU servers, or vLLM's CPU build); structured output by vLLM."
     name = "vllm"
@@ -657,7 +659,7 @@ class VLLMBackend(ChatBackend):
         self.path = Path(model_path) if model_path else resolve_model_path(self.cfg.llm_model, self.cfg)
         kw = dict(model=str(self.path), seed=self.cfg.seed, gpu_memory_utilization=self.cfg.vllm_gpu_memory_utilization)
         if self.cfg.vllm_max_model_len: kw["max_model_len"] = self.cfg.vllm_max_model_len
-        kw["structured_outputs_config"] = {"backend": "xgrammar", "disable_any_whitespace": True}
+        kw["structured_outputs_config"] = dict(VLLM_STRUCTURED_OUTPUTS)
         t0 = time.time(); self.llm = LLM(**{**kw, **engine_kwargs}); self.load_seconds = time.time() - t0
 
     def _identity(self): return dict(backend=self.name, weights=weights_identity(self.path))

