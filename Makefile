@@ -84,8 +84,12 @@ test: test-main test-clip test-vllm
 # Tests keep their model caches inside the checkout, independent of the user's ~/.cache.
 test-main test-clip test-vllm test-fast: export REVEAL_NB_CACHE := $(CURDIR)/cache
 
+# Two pytest workers, one torch thread each (tests/conftest.py sets the threads): on two cores this beats one
+# worker with two threads, since much of a test is single-threaded (imports, kernels, decoding steps).
+TEST_WORKERS ?= 2
+
 test-main: env $(CHROMIUM)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test-clip: $(CLIP_STAMP)
 	$(CLIP_VENV)/bin/python -m pytest tests/clip_env
@@ -96,7 +100,7 @@ test-vllm: env $(VLLM_STAMP)
 
 ## The quick loop: skips cells and tests marked slow.
 test-fast: env
-	REVEAL_NB_FAST=1 $(BIN)/python -m pytest -m "not slow"
+	REVEAL_NB_FAST=1 $(BIN)/python -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 ## Benchmarks (print tables; never part of the tests).
 bench: env

@@ -13,3 +13,22 @@ ROOT = Path(__file__).resolve().parents[1]
 import importlib.util as _util
 
 collect_ignore = [name for name, module in (("vllm_env", "vllm"), ("clip_env", "open_clip")) if _util.find_spec(module) is None]
+
+# Parallel workers (pytest-xdist, `make test` runs two) each get an equal share of the cores as torch threads,
+# set here before any test imports torch; notebook kernels and CLI subprocesses inherit it.
+_workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _workers > 1:
+    _threads = str(max(1, (os.cpu_count() or 1) // _workers))
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, _threads)
+
+# The tests that take minutes start first, so that the workers finish together (longest first). A test that
+# reuses another's cached work (chapter 14 reuses the construction test's memory) is deliberately not listed.
+LONGEST_FIRST = ["test_notebook_runs[11_verifier]", "test_build_writes_a_pool_the_loop_runs_with",
+                 "test_notebook_runs[15_evaluate]", "test_every_report_writes_its_files",
+                 "test_ray_executor_gives_the_local_traces", "test_notebook_runs[07_memory]", "test_notebook_runs[01_models]"]
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.name, len(rank)))   # stable: the rest keep their order

@@ -8,7 +8,8 @@ import yaml
 from reveal_nb.synth import generate
 from reveal_nb.rubrics import load_pool
 
-pytestmark = pytest.mark.slow
+# xdist_group: the tests share the module's expensive fixtures, so parallel workers keep them on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("construct")]
 CLI = [str(Path(sys.executable).parent / "reveal-nb")]
 
 

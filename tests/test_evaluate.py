@@ -40,6 +40,7 @@ def local(synth, tmp_path_factory):
     return items, read_jsonl_records(out / "traces.jsonl", key="qid")
 
 
+@pytest.mark.xdist_group("evaluate-local")   # shares the `local` run with the next test on one worker
 def test_ray_executor_gives_the_local_traces(local, tmp_path):
     items, _ = local
     # M_base (one retrieval round, planner and answerer) keeps the model time small: the executor is under test here,
@@ -53,6 +54,7 @@ def test_ray_executor_gives_the_local_traces(local, tmp_path):
     assert {q: untimed(t) for q, t in got.items()} == {q: untimed(t) for q, t in ref.items()}
 
 
+@pytest.mark.xdist_group("evaluate-local")
 def test_killed_eval_resumes_without_loss_or_duplicates(local, synth, tmp_path):
     _, ref = local
     out = tmp_path / "run"

@@ -69,6 +69,7 @@ KILL_POINTS = {  # when to kill the build: each point leaves a different stage h
 }
 
 
+@pytest.mark.xdist_group("faults-memory")   # parallel workers: one reference memory, on one worker
 @pytest.mark.parametrize("point", list(KILL_POINTS))
 def test_killed_memory_build_resumes_to_the_same_memory(point, synth, reference_memory, tmp_path):
     mem = tmp_path / "memory"
@@ -84,6 +85,7 @@ def test_killed_memory_build_resumes_to_the_same_memory(point, synth, reference_
     assert killed, f"the build finished before the kill point {point!r} was seen"
 
 
+@pytest.mark.xdist_group("faults-memory")   # parallel workers: one reference memory, on one worker
 @pytest.mark.parametrize("checkpoint", ["captions.jsonl", "summaries.jsonl"])
 def test_torn_memory_checkpoint_is_repaired(checkpoint, synth, reference_memory, tmp_path):
     mem = tmp_path / "memory"; mem.mkdir()
@@ -97,6 +99,7 @@ def test_torn_memory_checkpoint_is_repaired(checkpoint, synth, reference_memory,
     assert (d / "items.jsonl").read_text() == (reference_memory / "items.jsonl").read_text()
 
 
+@pytest.mark.xdist_group("faults-memory")   # parallel workers: one reference memory, on one worker
 def test_two_builds_at_once_build_once(synth, reference_memory, tmp_path):
     mem = tmp_path / "memory"
     procs = [subprocess.Popen(CLI + _build_args(synth, mem), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
@@ -139,6 +142,7 @@ def reference_run(synth, tmp_path_factory):
     return out / "run", out / "memories"
 
 
+@pytest.mark.xdist_group("faults-run")   # parallel workers: one reference run, on one worker
 @pytest.mark.parametrize("point", ["while building the memory", "after the first trace"])
 def test_killed_run_resumes_to_the_same_traces(point, synth, reference_run, tmp_path):
     ref_out, ref_mem = reference_run
@@ -154,6 +158,7 @@ def test_killed_run_resumes_to_the_same_traces(point, synth, reference_run, tmp_
     assert killed, f"the run finished before the kill point {point!r} was seen"
 
 
+@pytest.mark.xdist_group("faults-run")   # parallel workers: one reference run, on one worker
 def test_torn_trace_is_repaired(synth, reference_run, tmp_path):
     ref_out, ref_mem = reference_run
     out = tmp_path / "run"

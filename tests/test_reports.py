@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-pytestmark = pytest.mark.slow
+# xdist_group: the tests share the module's expensive fixture, so parallel workers keep them on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("reports")]
 BIN = Path(sys.executable).parent
 REPORTS = ["table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volume", "fig4b_calibration", "fig4c_types",
            "fig5_case", "oracle", "sweep_theta-0.8", "sweep_heatmap"]
