@@ -114,6 +114,7 @@ bench: env
 	$(BIN)/python bench/bench_verifier.py
 	$(BIN)/python bench/bench_loop.py
 	$(BIN)/python bench/bench_eval.py --size tiny --workers 2
+	$(BIN)/python bench/bench_threads.py
 
 clean-env:
 	rm -rf $(VENV) $(CLIP_VENV) $(VLLM_VENV)
