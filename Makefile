@@ -92,9 +92,10 @@ test-clip test-vllm: export PYTHONPATH := $(CURDIR)
 # Two pytest workers, one torch thread each (tests/conftest.py sets the threads): on two cores this beats one
 # worker with two threads, since much of a test is single-threaded (imports, kernels, decoding steps).
 TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test-main: env $(CHROMIUM)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python -m pytest $(PARALLEL)
 
 test-clip: $(CLIP_STAMP)
 	$(CLIP_VENV)/bin/python -m pytest tests/clip_env
@@ -105,7 +106,7 @@ test-vllm: env $(VLLM_STAMP)
 
 ## The quick loop: skips cells and tests marked slow.
 test-fast: env
-	REVEAL_NB_FAST=1 $(BIN)/python -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	REVEAL_NB_FAST=1 $(BIN)/python -m pytest -m "not slow" $(PARALLEL)
 
 ## Benchmarks (print tables; never part of the tests).
 bench: env

@@ -1,6 +1,7 @@
 """Shared test set-up: offline model hubs, repository paths."""
 import os
 from pathlib import Path
+import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -36,10 +37,16 @@ def _group(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    rank, first = {}, {}
-    for i, item in enumerate(items):
-        g = _group(item)
+    groups, rank, first = [_group(item) for item in items], {}, {}
+    for i, (item, g) in enumerate(zip(items, groups)):
         first.setdefault(g, i)
         if item.name in LONGEST_FIRST: rank[g] = min(rank.get(g, len(LONGEST_FIRST)), LONGEST_FIRST.index(item.name))
-    order = {id(item): i for i, item in enumerate(items)}
-    items.sort(key=lambda item: (rank.get(_group(item), len(LONGEST_FIRST)), first[_group(item)], order[id(item)]))
+    order = sorted(range(len(items)), key=lambda i: (rank.get(groups[i], len(LONGEST_FIRST)), first[groups[i]], i))
+    items[:] = [items[i] for i in order]
+
+
+def pytest_runtest_setup(item):
+    "Under `--dist loadgroup`, xdist must have tagged every grouped test, or the group's fixtures run on both workers."
+    if getattr(item.config.option, "loadgroup", False) and item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+        pytest.fail(f"pytest-xdist did not tag this test with its xdist_group (pytest {pytest.__version__}), so the group's "
+                    "shared fixtures would run on both workers; pyproject.toml pins the pytest that xdist supports", pytrace=False)
