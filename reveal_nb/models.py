@@ -44,7 +44,7 @@ class ChatResult:
     parsed: object = None      # the JSON value when the request had a schema
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    latency_s: float = 0.0     # wall time of the call (of the whole batch it ran in)
+    latency_s: float = 0.0     # wall time of the call; in a batch, the batch's time divided by its rows
     attempts: int = 1
     backend: str = ""
     model: str = ""
@@ -198,7 +198,7 @@ def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreRe
 ChatBackend.score_batch = score_batch
 
 # %% ../nbs/01_models.ipynb #6dd9cad4
-REPLY_CACHE_VERSION = 1   # raise when a change to the backends changes what a request returns
+REPLY_CACHE_VERSION = 2   # raise when a change to the backends changes what a request returns (2: latency is a batch row's share)
 
 def weights_identity(path) -> list:
     "Path, size and modification time of a model's files: changes whenever the weights do."
@@ -559,7 +559,7 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
     eos, raws, P = self._eos_ids(), [], 0 if self.is_vlm else len(prefix)
     for row, mask in zip(rows, enc["attention_mask"]):
         n = next((k + 1 for k, t in enumerate(row) if t in eos), len(row))
-        raws.append(_Raw(self.tokenizer.decode(row[:n], skip_special_tokens=True).strip(), P + int(mask.sum()), n, dt))
+        raws.append(_Raw(self.tokenizer.decode(row[:n], skip_special_tokens=True).strip(), P + int(mask.sum()), n, dt / len(rows)))
     return raws
 
 TransformersBackend._generate_group = _generate_group
@@ -673,7 +673,7 @@ class VLLMBackend(ChatBackend):
         t0 = time.time()
         outs = self.llm.chat([openai_messages(r) for r in requests], sampling_params=params, use_tqdm=False)
         dt = time.time() - t0
-        return [_Raw(o.outputs[0].text.strip(), len(o.prompt_token_ids), len(o.outputs[0].token_ids), dt) for o in outs]
+        return [_Raw(o.outputs[0].text.strip(), len(o.prompt_token_ids), len(o.outputs[0].token_ids), dt / len(outs)) for o in outs]
 
 # %% ../nbs/01_models.ipynb #9f9d2561
 class ModelServerError(RuntimeError):
