@@ -15,13 +15,14 @@ from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_by
 from .loop import VARIANTS, answer_reading, letter_request, option_text_request, run_fingerprint
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'REPORT_PARAMETERS', 'REPORTS', 'published',
-           'published_value', 'paper_column', 'paper_accuracy', 'wilson', 'accuracy_row', 'trace_accuracy', 'run_dir',
-           'Models', 'Run', 'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round',
-           'replay_grid', 'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability',
-           'sufficiency_agreement', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split',
-           'pick_case', 'markdown_table', 'save_report', 'run_meta', 'report_items', 'project_root', 'Report',
-           'report_setup', 'report_label', 'chance_note', 'reports_dir', 'run_reports']
+__all__ = ['PUBLISHED', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'REPORT_PARAMETERS', 'REPORTS', 'REPORT_VARIANTS',
+           'published', 'published_value', 'paper_column', 'paper_accuracy', 'wilson', 'accuracy_row', 'trace_accuracy',
+           'run_dir', 'Models', 'Run', 'missing_questions', 'ensure_runs', 'evidence_block', 'answer_jobs',
+           'round_answers', 'stop_round', 'replay_grid', 'ranked_evidence', 'volume_curve', 'evidence_volume',
+           'round_points', 'reliability', 'sufficiency_agreement', 'per_type', 'oracle_pieces', 'blind_answers',
+           'oracle_answers', 'failure_split', 'pick_case', 'markdown_table', 'save_report', 'run_meta', 'report_items',
+           'project_root', 'Report', 'report_config', 'report_setup', 'report_label', 'chance_note', 'reports_dir',
+           'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 _TABLE1 = """family,row,size,EgoLifeQA,Ego-R1,LVBench,Video-MME-L,LongVideoBench,Avg
@@ -154,6 +155,12 @@ class Run:
     traces: list
     scores: dict
 
+def missing_questions(items: list, cfg: RevealConfig, runs) -> list:
+    "The questions of `items` that the run of `cfg` under `runs` has not answered yet."
+    f = run_dir(runs, cfg) / "traces.jsonl"
+    have = read_jsonl_records(f, key="qid") if f.exists() else {}
+    return [it for it in items if it.qid not in have]
+
 def ensure_runs(items: list, cfg: RevealConfig, variants, runs, models: Models | None = None, progress: bool = True) -> dict[str, Run]:
     "Each variant's run on `items` under `cfg`, running only the questions no earlier run has answered."
     from reveal_nb.evaluate import evaluate
@@ -161,9 +168,7 @@ def ensure_runs(items: list, cfg: RevealConfig, variants, runs, models: Models |
     for v in variants:
         if v not in VARIANTS: raise RevealInputError("variants", v, f"unknown variant; known: {list(VARIANTS)}")
         c = with_overrides(cfg, {"variant": v})
-        d = run_dir(runs, c)
-        have = read_jsonl_records(d / "traces.jsonl", key="qid") if (d / "traces.jsonl").exists() else {}
-        need = any(it.qid not in have for it in items)
+        d, need = run_dir(runs, c), bool(missing_questions(items, c, runs))
         scores = evaluate(items, c, d, llm=models.llm if need else None, enc=models.enc if need else None, progress=progress)
         recs = read_jsonl_records(d / "traces.jsonl", key="qid")
         out[v] = Run(v, c, d, [recs[it.qid] for it in items], scores)
@@ -409,14 +414,17 @@ class Report:
     models: Models
     parameters: dict
 
+def report_config(overrides) -> RevealConfig:
+    "The config every report notebook starts from: the defaults with the `overrides` parameter applied."
+    return with_overrides(RevealConfig(), list(overrides or []), source="overrides")
+
 def report_setup(ns: dict) -> Report:
     "Config, questions, run and output folders from a report notebook's parameters (`globals()`)."
     missing = [k for k in REPORT_PARAMETERS if k not in ns]
     if missing: raise RevealInputError("parameters", missing[0], "every report notebook defines " + ", ".join(REPORT_PARAMETERS))
     base = project_root()
     at = lambda p: Path(p) if Path(p).is_absolute() else base / p
-    overrides = list(ns["overrides"] or [])
-    cfg = with_overrides(RevealConfig(), overrides, source="overrides")
+    cfg = report_config(ns["overrides"])
     splits = [s.strip() for s in str(ns["splits"]).split(",") if s.strip()]
     items = report_items(ns["bench"], at(ns["root"]), size=ns["size"], limit=ns["limit"], cfg=cfg, splits=splits)
     params = {k: ns[k] for k in REPORT_PARAMETERS} | {k: ns[k] for k in ns.get("_extra_parameters", ())}
@@ -445,8 +453,8 @@ def reports_dir() -> Path:
     if not d.is_dir(): raise RevealInputError(str(d), "nbs/reports", "the report notebooks live in the project checkout; run from inside it")
     return d
 
-def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), executed=None, progress: bool = True) -> list[dict]:
-    "Execute report notebooks with papermill (the sweep once per theta); returns name, seconds and output path of each."
+def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), executed=None, progress: bool = True, jobs: int = 1) -> list[dict]:
+    "Execute report notebooks with papermill (the sweep once per theta), after `prefetch_runs` when `jobs` > 1; returns name, seconds, output of each."
     import time, papermill as pm
     names = list(names or REPORTS)
     bad = [n for n in names if n not in REPORTS]
@@ -455,6 +463,12 @@ def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), execu
     executed = Path(executed or project_root() / params.get("runs", "runs/figures") / "notebooks")
     executed.mkdir(parents=True, exist_ok=True)
     done = []
+    plan = report_plan(names, params, thetas) if jobs > 1 else []
+    if plan:
+        t0 = time.time()
+        rep = report_setup(declared_parameters(names[0], params))
+        prefetch_runs(rep.items, plan, rep.runs, jobs=jobs, progress=progress)
+        done.append(dict(report=f"prefetch ({jobs} processes)", seconds=round(time.time() - t0, 1), notebook=None))
     for name in names:
         for extra in ([dict(theta=float(t)) for t in thetas] if name == "sweep" else [{}]):
             tag = name + "".join(f"_{k}-{v}" for k, v in extra.items())
@@ -467,3 +481,71 @@ def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), execu
             done.append(dict(report=tag, seconds=round(time.time() - t0, 1), notebook=str(executed / f"{tag}.ipynb")))
             if progress: print(f"    {done[-1]['seconds']:.0f} s", flush=True)
     return done
+
+# %% ../nbs/16_analysis.ipynb #ef1616ce
+REPORT_VARIANTS = {"table1_main": ["direct", "m_base", "reveal"],
+                   "table2_ablation": ["m_base", "iter", "offmem", "onmem", "reveal", "no_rubric"],
+                   "tables34_efficiency": ["direct", "m_base", "iter", "offmem", "onmem", "reveal", "no_rubric"],
+                   "fig4a_volume": ["reveal"], "fig4b_calibration": ["reveal"], "fig4c_types": ["onmem", "reveal"],
+                   "fig5_case": ["reveal", "no_rubric"], "oracle": ["m_base", "reveal"], "sweep": [], "sweep_heatmap": []}
+
+def probe_config(cfg: RevealConfig, rounds: int) -> RevealConfig:
+    "The never-stopping run behind Figure 4b and the sweep: K = `rounds`, τ = 1, no early stop."
+    return with_overrides(cfg, {"early_stop": False, "tau": 1.0, "max_rounds": int(rounds), "variant": "reveal"})
+
+def declared_parameters(name: str, parameters: dict) -> dict:
+    "A report notebook's parameter values as papermill will set them: its defaults, then `parameters` it declares."
+    import ast, papermill as pm
+    declared = pm.inspect_notebook(str(reports_dir() / f"{name}.ipynb"))
+    return {k: ast.literal_eval(v["default"]) for k, v in declared.items()} | {k: v for k, v in parameters.items() if k in declared}
+
+
+# %% ../nbs/16_analysis.ipynb #94a9e3ad
+_RUN_COST = {"reveal": 4, "no_rubric": 3, "iter": 3, "offmem": 3, "onmem": 3, "m_base": 1, "direct": 1}
+
+def report_plan(names, parameters: dict, thetas=(0.8,)) -> list[RevealConfig]:
+    "The runs the named reports read, as configs (variant set), each run folder once, longest first."
+    plan = {}
+    for name in names:
+        ns = declared_parameters(name, parameters)
+        cfg = report_config(ns["overrides"])
+        cfgs = [with_overrides(cfg, {"variant": v}) for v in REPORT_VARIANTS[name]]
+        if name == "fig4b_calibration": cfgs.append(probe_config(cfg, ns["probe_rounds"]))
+        if name == "sweep": cfgs += [probe_config(with_overrides(cfg, {"theta": float(t)}), max(ns["Ks"])) for t in thetas]
+        for c in cfgs: plan.setdefault(run_dir(".", c), c)
+    cost = lambda c: (c.max_rounds * 2 if not c.early_stop else 0) + _RUN_COST[c.variant]
+    return sorted(plan.values(), key=cost, reverse=True)
+
+
+# %% ../nbs/16_analysis.ipynb #7d643d76
+_WORKER_MODELS = {}
+
+def _one_thread():
+    import os
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"): os.environ[var] = "1"
+    import torch
+    torch.set_num_threads(1)
+
+def _prefetch_one(items: list, cfg: RevealConfig, runs) -> tuple[str, int]:
+    models = _WORKER_MODELS.setdefault("models", Models(cfg))
+    run = ensure_runs(items, cfg, [cfg.variant], runs, models, progress=False)[cfg.variant]
+    return run.dir.name, len(run.traces)
+
+def prefetch_runs(items: list, plan: list[RevealConfig], runs, jobs: int = 2, progress: bool = True) -> list[str]:
+    "Compute the unfinished runs of `plan` on `items` in `jobs` one-thread processes (a run per task, in plan order); returns their folders."
+    import multiprocessing as mp, time
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    if jobs < 1: raise RevealInputError("--jobs", "jobs", f"{jobs}: at least one process is needed")
+    t0, done, plan = time.time(), [], [c for c in plan if missing_questions(items, c, runs)]
+    if not plan: return done
+    with ProcessPoolExecutor(max_workers=min(jobs, len(plan)), mp_context=mp.get_context("spawn"), initializer=_one_thread) as pool:
+        futures = [pool.submit(_prefetch_one, items, c, str(runs)) for c in plan]
+        try:
+            for f in as_completed(futures):
+                name, n = f.result(); done.append(name)
+                if progress: print(f"[{time.strftime('%H:%M:%S')}] prefetched {name} ({n} questions), {len(done)}/{len(plan)} runs, {time.time() - t0:.0f} s", flush=True)
+        except BaseException:
+            for f in futures: f.cancel()
+            raise
+    return done
+

@@ -182,7 +182,7 @@ def _cmd_figures(a, cfg):
         try: params[k.strip()] = json.loads(v)
         except json.JSONDecodeError: raise RevealInputError("--param", p, f"{v!r} is not a JSON value (strings need quotes)") from None
     thetas = [float(t) for t in a.thetas.split(",") if t.strip()]
-    done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas)
+    done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas, jobs=a.jobs)
     print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
     print(f"{'total':28} {sum(d['seconds'] for d in done):8.1f} s; figures and tables in {a.out}/, executed notebooks in {a.runs}/notebooks/")
 
@@ -258,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     fi.add_argument("--out", default="figures", help="where figures and tables go")
     fi.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=JSON", help="a report parameter, e.g. Ks=[1,2] or probe_rounds=2")
     fi.add_argument("--thetas", default="0.8", help="θ values of the sweep, comma-separated (each one builds its own memories)")
+    fi.add_argument("--jobs", type=int, default=1, help="compute the reports' runs first in N one-thread processes (make figures: 2, one per core)")
     fi.set_defaults(fn=_cmd_figures)
     mg = sub.add_parser("merge-shards", parents=[common], help="merge the traces of shard folders")
     mg.add_argument("shards", nargs="+", help="shard folders of `reveal-nb eval --shard`"); mg.add_argument("--out", required=True)

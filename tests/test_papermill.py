@@ -18,3 +18,21 @@ def test_papermill_parameters_override_config(tmp_path):
                         kernel_name="python3", progress_bar=False)
     cfg = json.loads((tmp_path / "cfg.json").read_text())
     assert (cfg["tau"], cfg["max_rounds"], cfg["theta"], cfg["variant"]) == (0.85, 5, 0.8, "m_base")
+
+
+def test_the_prefetch_plan_names_the_runs_the_report_notebooks_read():
+    """`reveal-nb figures --jobs N` computes `REPORT_VARIANTS` before the notebooks run; a notebook that reads another
+    variant would still work but would compute it alone, so the table must match what the notebooks ask for under their
+    config (`rep.cfg`; the never-stopping runs come from `probe_config`, which the plan calls itself)."""
+    import ast
+    from reveal_nb.analysis import REPORT_VARIANTS, REPORTS, reports_dir
+    assert set(REPORT_VARIANTS) == set(REPORTS)
+    for name in REPORTS:
+        nb = nbformat.read(reports_dir() / f"{name}.ipynb", as_version=4)
+        asked = set()
+        for cell in nb.cells:
+            if cell.cell_type != "code": continue
+            for node in ast.walk(ast.parse(cell.source)):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ensure_runs" and ast.unparse(node.args[1]) == "rep.cfg":
+                    asked |= set(ast.literal_eval(node.args[2]))
+        assert asked == set(REPORT_VARIANTS[name]), name

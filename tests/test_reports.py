@@ -1,7 +1,8 @@
 """The report notebooks, run for real by papermill (`reveal-nb figures`) with tiny parameters, and the book built
 from them and opened in headless Chromium.
 
-One tiny run (reveal-synth tiny test split, bundled models, K = 2) serves every test here; it takes a few minutes.
+One tiny run (reveal-synth tiny test split, bundled models, K = 2, runs computed first in two processes as `make
+figures` does) serves every test here; it takes a few minutes.
 """
 import json, os, re, shutil, subprocess, sys
 from pathlib import Path
@@ -16,7 +17,7 @@ REPORTS = ["table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volum
            "fig5_case", "oracle", "sweep_theta-0.8", "sweep_heatmap"]
 TINY = ["--size", "tiny", "--root", "{data}", "--splits", "test", "--runs", "{runs}", "--out", "{out}",
         "--set", "max_rounds=2",
-        "--param", "probe_rounds=2", "--param", "Ks=[1,2]", "--param", "ks=[1,4]"]
+        "--param", "probe_rounds=2", "--param", "Ks=[1,2]", "--param", "ks=[1,4]", "--jobs", "2"]
 
 
 def figures(tmp, *extra):
@@ -35,6 +36,7 @@ def tiny(tmp_path_factory):
 
 def test_every_report_writes_its_files(tiny):
     tmp, out = tiny
+    assert "prefetch (2 processes)" in out and re.search(r"prefetched reveal-\w+ \(2 questions\)", out), out[-2000:]
     for name in REPORTS:
         meta = json.loads((tmp / "figures" / f"{name}.json").read_text())
         assert meta["n"] >= 1 and "backbone" in meta and "parameters" in meta, name
