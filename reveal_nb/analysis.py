@@ -519,33 +519,34 @@ def report_plan(names, parameters: dict, thetas=(0.8,)) -> list[RevealConfig]:
 
 # %% ../nbs/16_analysis.ipynb #7d643d76
 _WORKER_MODELS = {}
+_THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 def _one_thread():
-    import os
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"): os.environ[var] = "1"
     import torch
     torch.set_num_threads(1)
 
-def _prefetch_one(items: list, cfg: RevealConfig, runs) -> tuple[str, int]:
+def _prefetch_one(task) -> tuple[str, int]:
+    items, cfg, runs = task
     models = _WORKER_MODELS.setdefault("models", Models(cfg))
     run = ensure_runs(items, cfg, [cfg.variant], runs, models, progress=False)[cfg.variant]
     return run.dir.name, len(run.traces)
 
 def prefetch_runs(items: list, plan: list[RevealConfig], runs, jobs: int = 2, progress: bool = True) -> list[str]:
     "Compute the unfinished runs of `plan` on `items` in `jobs` one-thread processes (a run per task, in plan order); returns their folders."
-    import multiprocessing as mp, time
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing as mp, os, time
     if jobs < 1: raise RevealInputError("--jobs", "jobs", f"{jobs}: at least one process is needed")
     t0, done, plan = time.time(), [], [c for c in plan if missing_questions(items, c, runs)]
     if not plan: return done
-    with ProcessPoolExecutor(max_workers=min(jobs, len(plan)), mp_context=mp.get_context("spawn"), initializer=_one_thread) as pool:
-        futures = [pool.submit(_prefetch_one, items, c, str(runs)) for c in plan]
-        try:
-            for f in as_completed(futures):
-                name, n = f.result(); done.append(name)
-                if progress: print(f"[{time.strftime('%H:%M:%S')}] prefetched {name} ({n} questions), {len(done)}/{len(plan)} runs, {time.time() - t0:.0f} s", flush=True)
-        except BaseException:
-            for f in futures: f.cancel()
-            raise
+    saved = {v: os.environ.get(v) for v in _THREAD_VARS}
+    os.environ.update({v: "1" for v in _THREAD_VARS})          # the workers inherit it at spawn, before numpy or torch load
+    try: pool = mp.get_context("spawn").Pool(min(jobs, len(plan)), initializer=_one_thread)
+    finally:
+        for v, old in saved.items():
+            if old is None: os.environ.pop(v, None)
+            else: os.environ[v] = old
+    with pool:      # leaving the block terminates the workers, so an error or Ctrl-C stops every run at once
+        for name, n in pool.imap_unordered(_prefetch_one, [(items, c, str(runs)) for c in plan]):
+            done.append(name)
+            if progress: print(f"[{time.strftime('%H:%M:%S')}] prefetched {name} ({n} questions), {len(done)}/{len(plan)} runs, {time.time() - t0:.0f} s", flush=True)
     return done
 

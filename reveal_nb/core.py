@@ -20,6 +20,7 @@ class RevealInputError(ValueError):
     def __init__(self, source, field, problem):
         self.source, self.field, self.problem = str(source), field, problem
         super().__init__(f"{self.source}: field '{field}': {problem}")
+    def __reduce__(self): return type(self), (self.source, self.field, self.problem)   # crosses process boundaries intact
 
 # %% ../nbs/00_core.ipynb #4adda301
 def _f(default, help, **kw):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_loop.ipynb #210a2c57
 from __future__ import annotations
-import json, string, time
+import hashlib, json, string, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import numpy as np
@@ -19,9 +19,9 @@ from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Acti
 from .verifier import call_record, norubric_batch, parse_selection, resolve_reading, select_request, verify_batch
 
 # %% auto #0
-__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'ANSWER_PROMPT', 'ANSWER_TEXT_PROMPT', 'ANSWER_SYSTEM', 'OPERATIONAL_FIELDS', 'Variant',
-           'memory_config', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
-           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_reading', 'letter_request',
+__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'ANSWER_PROMPT', 'ANSWER_TEXT_PROMPT', 'ANSWER_SYSTEM', 'OPERATIONAL_FIELDS',
+           'TRACE_FORMAT', 'Variant', 'memory_config', 'QuestionRun', 'start_run', 'followup_request', 'plan_round',
+           'execute_action', 'select_criteria', 'admit_round', 'judge', 'decide', 'answer_reading', 'letter_request',
            'option_text_request', 'answer_frames', 'answer_batch', 'coverage', 'truly_sufficient', 'run_loop',
            'run_fingerprint', 'trace_of']
 
@@ -269,10 +269,13 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
 # %% ../nbs/12_loop.ipynb #587de924
 OPERATIONAL_FIELDS = ("cache_dir", "memory_dir", "question_batch", "llm_batch_size", "request_timeout", "http_retries", "reply_cache")
 
+TRACE_FORMAT = 2
+
 def run_fingerprint(cfg: RevealConfig) -> str:
-    "Fingerprint of the settings that can change a result (where files go and how calls are batched cannot)."
+    "Fingerprint of the settings that can change a result (where files go and how calls are batched cannot), and of TRACE_FORMAT."
     from dataclasses import fields
-    return config_fingerprint(cfg, [f.name for f in fields(cfg) if f.name not in OPERATIONAL_FIELDS])
+    settings = config_fingerprint(cfg, [f.name for f in fields(cfg) if f.name not in OPERATIONAL_FIELDS])
+    return hashlib.sha256(f"{settings} trace format {TRACE_FORMAT}".encode()).hexdigest()[:12]
 
 def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
     "The JSON trace of one finished question."
