@@ -71,7 +71,7 @@ book: figures
 	cp runs/figures/notebooks/*.ipynb nbs/reports/_executed/
 	find nbs/_build/html/reports -name '*.err.log' -delete 2>/dev/null || true
 	$(BIN)/jupyter-book build nbs
-	@# Jupyter Book only warns when a chapter fails to execute; its traceback lands in _build/html/reports/*.err.log
+	@# nbs/_config.yml sets raise_on_error, so a failing chapter fails the build; its traceback file is checked too
 	@failed=$$(find nbs/_build/html/reports -name '*.err.log' 2>/dev/null); \
 	if [ -n "$$failed" ]; then echo "the book built, but these chapters failed to execute:"; echo "$$failed"; exit 1; fi
 	@echo "the book: nbs/_build/html/index.html"
