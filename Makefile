@@ -62,8 +62,10 @@ demo: env
 ## Every table and figure of the paper on the default (reveal-synth mini, bundled models); reuses earlier runs.
 # The runs are computed first in two one-thread processes, one per core (see "Two processes instead of one", chapter 16).
 FIGURE_JOBS ?= 2
+# The sweep's θ values; each extra θ builds its own memories (`make figures FIGURE_THETAS=0.7,0.8,0.9`: about 16 min more).
+FIGURE_THETAS ?= 0.8
 figures: env
-	$(BIN)/reveal-nb figures --jobs $(FIGURE_JOBS)
+	$(BIN)/reveal-nb figures --jobs $(FIGURE_JOBS) --thetas $(FIGURE_THETAS)
 
 ## The book (Jupyter Book 1.x, offline): chapters executed once and cached, report notebooks as `make figures` ran them.
 book: figures
