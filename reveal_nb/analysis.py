@@ -22,7 +22,7 @@ __all__ = ['PUBLISHED', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'REPORT_P
            'round_points', 'reliability', 'sufficiency_agreement', 'per_type', 'oracle_pieces', 'blind_answers',
            'oracle_answers', 'failure_split', 'pick_case', 'markdown_table', 'save_report', 'run_meta', 'report_items',
            'project_root', 'Report', 'report_config', 'report_setup', 'report_label', 'chance_note', 'reports_dir',
-           'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
+           'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 _TABLE1 = """family,row,size,EgoLifeQA,Ego-R1,LVBench,Video-MME-L,LongVideoBench,Avg
@@ -453,6 +453,15 @@ def reports_dir() -> Path:
     if not d.is_dir(): raise RevealInputError(str(d), "nbs/reports", "the report notebooks live in the project checkout; run from inside it")
     return d
 
+def titled(path, extra: dict):
+    "Add the parameters that vary between executed copies of one notebook to its title (the book lists each copy)."
+    nb = json.loads(Path(path).read_text())
+    cell = next((c for c in nb["cells"] if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("# ")), None)
+    if cell and extra:
+        first, sep, rest = "".join(cell["source"]).partition("\n")
+        cell["source"] = f"{first} ({', '.join(f'{k} = {v}' for k, v in extra.items())}){sep}{rest}"
+        atomic_write_text(path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+
 def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), executed=None, progress: bool = True, jobs: int = 1) -> list[dict]:
     "Execute report notebooks with papermill (the sweep once per theta), after `prefetch_runs` when `jobs` > 1; returns name, seconds, output of each."
     import time, papermill as pm
@@ -478,6 +487,7 @@ def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), execu
             declared = pm.inspect_notebook(str(src))
             pm.execute_notebook(str(src), str(executed / f"{tag}.ipynb"), parameters={k: v for k, v in (params | extra).items() if k in declared},
                                 cwd=str(project_root()), kernel_name="python3", progress_bar=False)
+            titled(executed / f"{tag}.ipynb", extra)
             done.append(dict(report=tag, seconds=round(time.time() - t0, 1), notebook=str(executed / f"{tag}.ipynb")))
             if progress: print(f"    {done[-1]['seconds']:.0f} s", flush=True)
     return done

@@ -51,6 +51,9 @@ def test_every_report_writes_its_files(tiny):
     grid = pd.read_csv(tmp / "figures" / "sweep_theta-0.8.csv")
     assert len(grid) == 2 * 5 and set(grid.K) == {1, 2}
     assert (grid[grid.K == 1].mean_rounds == 1).all()
+    sweep = json.loads((tmp / "runs" / "notebooks" / "sweep_theta-0.8.ipynb").read_text())
+    title = "".join(next(c for c in sweep["cells"] if c["cell_type"] == "markdown")["source"]).split("\n")[0]
+    assert title.startswith("# Sweep") and title.endswith("(theta = 0.8)"), title      # the book tells the θ copies apart
     fig5 = (tmp / "figures" / "fig5_case.txt").read_text()
     assert fig5.startswith(("Chosen by rule:", "No case study:"))
 
