@@ -455,9 +455,10 @@ def reports_dir() -> Path:
 
 def titled(path, extra: dict):
     "Add the parameters that vary between executed copies of one notebook to its title (the book lists each copy)."
+    if not extra: return
     nb = json.loads(Path(path).read_text())
     cell = next((c for c in nb["cells"] if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("# ")), None)
-    if cell and extra:
+    if cell:
         first, sep, rest = "".join(cell["source"]).partition("\n")
         cell["source"] = f"{first} ({', '.join(f'{k} = {v}' for k, v in extra.items())}){sep}{rest}"
         atomic_write_text(path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
