@@ -73,17 +73,12 @@ class LengthOnly:
 
 
 def same_shape_free(llm, reqs, lengths):
-    "Free generation of the structured prompts, each row running exactly its structured reply's length: the same batch shape without masks."
-    import torch
+    "The structured batch through the backend's own path (padding, shared prefix), each row running exactly its JSON reply's length, no mask."
     from reveal_nb import models
-    ids = [llm._prompt_ids(r.messages) for r in reqs]; S, pad = max(map(len, ids)), llm.tokenizer.pad_token_id
-    enc = dict(input_ids=torch.tensor([[pad] * (S - len(x)) + x for x in ids]), attention_mask=torch.tensor([[0] * (S - len(x)) + [1] * len(x) for x in ids]))
-    real = models.GrammarLogitsProcessor
-    models.GrammarLogitsProcessor = lambda lengths, pad_id: LengthOnly(lengths, [e for e in llm._eos_ids() if e is not None])
-    try:
-        with torch.inference_mode(): rows = llm._decode(enc, reqs[0].max_new_tokens, 0.0, grammars=lengths, extend=llm.cfg.structured_retries)
+    real, eos = models.GrammarLogitsProcessor, [e for e in llm._eos_ids() if e is not None]
+    models.GrammarLogitsProcessor = lambda grammars, pad_id: LengthOnly(lengths, eos)
+    try: return llm._generate_group(reqs, True, reqs[0].max_new_tokens, 0.0, llm.cfg.seed)
     finally: models.GrammarLogitsProcessor = real
-    return rows
 
 
 def main(argv=None):
@@ -126,8 +121,8 @@ def main(argv=None):
                      f"{tps1:.1f} tok/s ({sum(not r.ok for r in res1)} cut off by the cap); {100 * (free_tps / tps1 - 1):+.0f}% per token"))
         lengths = [r.completion_tokens for r in sres]
         if all(r.attempts == 1 for r in sres):    # a retry restarts from the prompt, which one pass of our loop cannot mirror
-            (shape_t, shape_rows), (schema_t, _) = interleaved([lambda: same_shape_free(llm, schema, lengths), lambda: llm.chat_batch(schema)], a.repeats)
-            assert [len(x) for x in shape_rows] == lengths, ([len(x) for x in shape_rows], lengths)
+            (shape_t, shape_raws), (schema_t, _) = interleaved([lambda: same_shape_free(llm, schema, lengths), lambda: llm.chat_batch(schema)], a.repeats)
+            assert [r.completion_tokens for r in shape_raws] == lengths, ([r.completion_tokens for r in shape_raws], lengths)
             rows.append(("structured", f"free text of the same lengths (each row runs exactly as long as its JSON reply), {label}",
                          f"{sum(lengths) / shape_t:.1f} tok/s vs {sum(lengths) / schema_t:.1f} with the schema: the grammar costs "
                          f"{100 * (schema_t / shape_t - 1):+.0f}% per token; the rest of the gap is the replies' lengths"))
