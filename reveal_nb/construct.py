@@ -10,9 +10,10 @@ import numpy as np
 from .core import RevealConfig, RevealInputError, append_jsonl, atomic_write_json, mmss, read_jsonl_records, with_overrides
 from .models import ChatRequest
 from .rubrics import QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool, pool_for, save_pool
-from .verifier import auroc, norubric_batch, parse_selection, resolve_reading, select_request, verify_batch
+from .verifier import auroc, gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .readings import run_readings, select_by_form
 from .planner import format_options
-from .loop import letter_request, option_text_request, run_fingerprint
+from .loop import answer_letters, run_fingerprint
 
 # %% auto #0
 __all__ = ['TEACHER_SYSTEM', 'TEACHER_PROMPT', 'EDIT_OPS', 'EDIT_WEIGHTS', 'PROPOSE_SYSTEM', 'PROPOSE_PROMPT', 'candidate_query',
@@ -92,24 +93,17 @@ def evidence_of(cands: list[dict], ids) -> str:
     chosen = sorted((c for c in cands if c["id"] in ids), key=lambda c: (c["start"], c["level"]))
     return "\n".join(f"[{mmss(c['start'])}-{mmss(c['end'])}] (L{c['level']}) {c['text']}" for c in chosen)
 
-def answer_three_ways(llm, pairs: list[dict], cfg: RevealConfig) -> list[dict]:
-    "The answer model's choice with E+, without evidence and with E- for each pair {question, options, positive, negative}."
-    reading, letters = resolve_reading(cfg.answer_reading, llm), [list(p["options"]) for p in pairs]
-    if reading == "generate":
-        res = llm.chat_batch([letter_request(p["question"], p["options"], ev) for p in pairs for ev in (p["positive"], "", p["negative"])], strict=False)
-        got = [r.parsed["answer"] if r.ok else None for r in res]
-        return [dict(reading=reading, **{k: dict(letter=got[3 * i + j], supported=True) for j, k in enumerate(("positive", "without", "negative"))})
-                for i in range(len(pairs))]
-    res = llm.score_batch([option_text_request(p["question"], p["options"], ev) for p in pairs for ev in ("", p["positive"], p["negative"])])
-    out = []
-    for i, ls in enumerate(letters):
-        base = np.array(res[3 * i].logprobs)
-        def read(r):
-            gain = np.array(r.logprobs) - base
-            k = int(np.argmax(gain))
-            return dict(letter=ls[k], supported=bool(gain[k] > 0), gains={l: round(float(g), 3) for l, g in zip(ls, gain)})
-        out.append(dict(reading=reading, positive=read(res[3 * i + 1]), without=dict(letter=ls[int(np.argmax(base))], supported=True), negative=read(res[3 * i + 2])))
-    return out
+def answer_three_ways(llm, pairs: list[dict], cfg: RevealConfig, enc=None) -> list[dict]:
+    """The answer model's choice with E+, without evidence and with E- for each pair {question, options, positive, negative}, read as the
+    run's family reads answers (`loop.answer_letters`). 'supported': the evidence raised the chosen option's likelihood (always True when generated)."""
+    jobs = [dict(question=p["question"], options=p["options"], evidence=ev, cache=cache) for p in pairs for cache in [{}] for ev in (p["positive"], "", p["negative"])]
+    got = answer_letters(llm, enc, cfg, jobs)
+    def read(a, with_evidence=True):
+        gains = a.get("gains")
+        return dict(letter=a["letter"], supported=bool(gains[a["letter"]] > 0) if gains and with_evidence and a["letter"] else True,
+                    **({"gains": {l: round(g, 3) for l, g in gains.items()}} if gains else {}))
+    return [dict(reading=got[3 * i]["reading"], positive=read(got[3 * i]), without=read(got[3 * i + 1], False), negative=read(got[3 * i + 2]))
+            for i in range(len(pairs))]
 
 def filter_verdict(gold: str, answers: dict) -> dict:
     "Keep a pair only when right with E+, wrong without evidence, and wrong or unsupported with E-."
@@ -122,17 +116,23 @@ def filter_verdict(gold: str, answers: dict) -> dict:
 # %% ../nbs/14_construct.ipynb #9c364a4f
 def _job(p, which, criteria, cache): return dict(question=p["question"], options=p["options"], criteria=criteria, evidence=p[which], cache=cache)
 
-def judge_pairs(llm, pairs: list[dict], pool: RubricPool | None, cfg: RevealConfig, verifier: str = "rubric") -> list[dict]:
-    "ρ and the verdict with E+ and with E- for each pair, by the rubric verifier with `pool` or by the no-rubric one."
+def judge_pairs(llm, pairs: list[dict], pool: RubricPool | None, cfg: RevealConfig, verifier: str = "rubric", enc=None) -> list[dict]:
+    "ρ and the verdict with E+ and with E- for each pair, by the rubric verifier with `pool` or by the no-rubric one (the run's family of readings)."
+    readings = run_readings(cfg, llm, enc)
     if verifier == "no_rubric":
-        crit = [[] for _ in pairs]
-        vp = norubric_batch(llm, [_job(p, "positive", [], {}) for p in pairs], keep_analysis=False)
-        vn = norubric_batch(llm, [_job(p, "negative", [], {}) for p in pairs], keep_analysis=False)
+        crit, caches = [[] for _ in pairs], [{} for _ in pairs]
+        if readings.family == "likelihood":
+            vp, vn = (gain_match_batch(llm, enc, [_job(p, side, None, k) for p, k in zip(pairs, caches)], None, cfg, readings.calibration, analyse=False)
+                      for side in ("positive", "negative"))
+        else:
+            vp = norubric_batch(llm, [_job(p, "positive", [], {}) for p in pairs], keep_analysis=False)
+            vn = norubric_batch(llm, [_job(p, "negative", [], {}) for p in pairs], keep_analysis=False)
     else:
-        crit = [parse_selection(r, pool)[0] for r in llm.chat_batch([select_request(p["question"], p["options"], pool, cfg) for p in pairs], strict=False)]
+        if readings.selection == "question_form": crit = [select_by_form(p["question"], pool, cfg.max_selected_criteria)[0] for p in pairs]
+        else: crit = [parse_selection(r, pool)[0] for r in llm.chat_batch([select_request(p["question"], p["options"], pool, cfg) for p in pairs], strict=False)]
         caches = [{} for _ in pairs]
-        vp = verify_batch(llm, [_job(p, "positive", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False)
-        vn = verify_batch(llm, [_job(p, "negative", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False)
+        vp = verify_batch(llm, [_job(p, "positive", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False, enc=enc, readings=readings)
+        vn = verify_batch(llm, [_job(p, "negative", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False, enc=enc, readings=readings)
     return [dict(qid=p["qid"], criteria=c, rho_positive=round(a["rho"], 4), rho_negative=round(b["rho"], 4),
                  sufficient_positive=a["sufficient"], sufficient_negative=b["sufficient"]) for p, c, a, b in zip(pairs, crit, vp, vn)]
 
@@ -212,12 +212,12 @@ def plan_edit(raw: dict, pool: RubricPool, kind: str, taken: set) -> dict:
                                 scores={"1": g["score_1"].strip(), "0.5": g["score_half"].strip(), "0": g["score_0"].strip()}))
     return plan
 
-def separation(llm, pair: dict, criteria: list[Criterion], cfg: RevealConfig) -> dict:
+def separation(llm, pair: dict, criteria: list[Criterion], cfg: RevealConfig, enc=None) -> dict:
     "{name: [ρ with E+, ρ with E-]} for each criterion alone, by the verifier."
     if not criteria: return {}
     scratch, caches = RubricPool("scratch", "learned", list(criteria)), [{} for _ in criteria]
-    vp = verify_batch(llm, [_job(pair, "positive", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False)
-    vn = verify_batch(llm, [_job(pair, "negative", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False)
+    vp = verify_batch(llm, [_job(pair, "positive", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False, enc=enc)
+    vn = verify_batch(llm, [_job(pair, "negative", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False, enc=enc)
     return {c.name: [round(a["rho"], 4), round(b["rho"], 4)] for c, a, b in zip(criteria, vp, vn)}
 
 def decide_edit(plan: dict, rho: dict, pool: RubricPool, min_sep: float) -> tuple[bool, str]:
@@ -344,7 +344,7 @@ def _labels_stage(out, items, cands, cfg, llm, progress):
         append_jsonl(path, recs); done.update((r["qid"], r) for r in recs)
     return {it.qid: done[it.qid] for it in items}
 
-def _pairs_stage(out, items, cands, labels, cfg, llm):
+def _pairs_stage(out, items, cands, labels, cfg, llm, enc=None):
     path = out / "pairs.jsonl"
     done = read_jsonl_records(path, key="qid")
     todo = [it for it in items if it.qid not in done]
@@ -353,7 +353,7 @@ def _pairs_stage(out, items, cands, labels, cfg, llm):
                       positive=evidence_of(cands[it.qid], labels[it.qid]["positive"]), negative=evidence_of(cands[it.qid], labels[it.qid]["negative"]))
                  for it in chunk]
         formed = [p for p in pairs if p["positive"] and p["negative"]]
-        answers = dict(zip([p["qid"] for p in formed], answer_three_ways(llm(), formed, cfg))) if formed else {}
+        answers = dict(zip([p["qid"] for p in formed], answer_three_ways(llm(), formed, cfg, enc() if enc else None))) if formed else {}
         for p in pairs:
             if p["qid"] in answers: p.update(answers=answers[p["qid"]], **filter_verdict(p["answer"], answers[p["qid"]]))
             else: p.update(answers=None, keep=False, reasons=["no decisive evidence among the candidates" if not p["positive"] else "no misleading evidence among the candidates"])
@@ -361,14 +361,14 @@ def _pairs_stage(out, items, cands, labels, cfg, llm):
     return [done[it.qid] for it in items]
 
 # %% ../nbs/14_construct.ipynb #69e0b3a5
-def _judge_stage(path, pairs, pool, cfg, llm, verifier="rubric") -> dict:
+def _judge_stage(path, pairs, pool, cfg, llm, verifier="rubric", enc=None) -> dict:
     done = read_jsonl_records(path, key="key")
     for chunk in _chunks([p for p in pairs if p["key"] not in done], cfg.llm_batch_size):
-        recs = [j | dict(key=p["key"], role=p["role"]) for p, j in zip(chunk, judge_pairs(llm(), chunk, pool, cfg, verifier))]
+        recs = [j | dict(key=p["key"], role=p["role"]) for p, j in zip(chunk, judge_pairs(llm(), chunk, pool, cfg, verifier, enc() if enc else None))]
         append_jsonl(path, recs); done.update((r["key"], r) for r in recs)
     return {p["key"]: done[p["key"]] for p in pairs}
 
-def _propose_stage(path, pairs, pool, cfg, llm) -> list[dict]:
+def _propose_stage(path, pairs, pool, cfg, llm, enc=None) -> list[dict]:
     done = read_jsonl_records(path, key="qid")
     taken = {c.name for c in pool.criteria} | {d["name"] for p in pairs if p["qid"] in done for e in done[p["qid"]]["edits"] for d in e["new"]}
     for chunk in _chunks([p for p in pairs if p["qid"] not in done], cfg.llm_batch_size):
@@ -378,7 +378,7 @@ def _propose_stage(path, pairs, pool, cfg, llm) -> list[dict]:
             plans = [plan_edit(e, pool, kind_of(p), taken) for e in r.parsed["edits"]]
             check = {d["name"]: criterion_from_dict(d) for pl in plans if not pl["error"] for d in pl["new"]}
             check |= {pl["target"]: pool.by_name[pl["target"]] for pl in plans if not pl["error"] and pl["op"] in ("delete", "reweight")}
-            rho = separation(llm(), p, list(check.values()), cfg)
+            rho = separation(llm(), p, list(check.values()), cfg, enc() if enc else None)
             edits = []
             for pl in plans:
                 ok, why = decide_edit(pl, rho, pool, cfg.construct_min_separation)
@@ -408,7 +408,7 @@ def _refine(out, pairs, start, cfg, llm, enc, progress) -> tuple[list, str]:
         d = out / f"iter_{it:03d}"
         if it == 0 and not (d / "pool.yaml").exists(): save_pool(start, d / "pool.yaml")
         pool = load_pool(d / "pool.yaml")
-        judged = _judge_stage(d / "judged.jsonl", pairs, pool, cfg, llm)
+        judged = _judge_stage(d / "judged.jsonl", pairs, pool, cfg, llm, enc=enc)
         m = {r: pair_metrics([judged[p["key"]] for p in pairs if p["role"] == r]) for r in ("train", "val")}
         curve.append(dict(iteration=it, criteria=len(pool), val=m["val"], train=m["train"]))
         if progress: print(f"iteration {it}: {len(pool)} criteria, validation accuracy {m['val']['accuracy']} (AUROC {m['val']['auroc']}), training accuracy {m['train']['accuracy']}")
@@ -417,7 +417,7 @@ def _refine(out, pairs, start, cfg, llm, enc, progress) -> tuple[list, str]:
         if it >= cfg.construct_max_iterations: return curve, f"reached construct_max_iterations = {cfg.construct_max_iterations}"
         if not working: return curve, "every training pair judged right"
         nxt = out / f"iter_{it + 1:03d}"
-        proposals = _propose_stage(nxt / "proposals.jsonl", working, pool, cfg, llm)
+        proposals = _propose_stage(nxt / "proposals.jsonl", working, pool, cfg, llm, enc)
         _next_pool(nxt, pool, proposals, cfg, enc, it + 1)
         it += 1
 
@@ -433,7 +433,7 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
     get_llm, get_enc = _Lazy(lambda: llm or make_llm(cfg)), _Lazy(lambda: text_encoder or make_text_encoder(cfg))
     cands = _candidates_stage(out, items, cfg, get_llm, get_enc, progress)
     labels = _labels_stage(out, items, cands, cfg, get_llm, progress)
-    formed = _pairs_stage(out, items, cands, labels, cfg, get_llm)
+    formed = _pairs_stage(out, items, cands, labels, cfg, get_llm, get_enc)
     kept = [p for p in formed if (p["keep"] if cfg.construct_filter else p["answers"] is not None)]
     roles = split_pairs([p["qid"] for p in kept], cfg.construct_val_share, cfg.seed)
     pairs = [p | dict(role=roles[p["qid"]], key=f"{roles[p['qid']]}:{p['qid']}") for p in kept]
@@ -443,7 +443,7 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
     else: curve, stop = [], f"{len(pairs)} pair(s) retained: too few to learn from and validate on"
     best = best_iteration([c["val"]["accuracy"] for c in curve]) if curve else 0
     val = [p for p in pairs if p["role"] == "val"]
-    norubric = pair_metrics(list(_judge_stage(out / "norubric" / "judged.jsonl", val, None, cfg, get_llm, "no_rubric").values())) if val else pair_metrics([])
+    norubric = pair_metrics(list(_judge_stage(out / "norubric" / "judged.jsonl", val, None, cfg, get_llm, "no_rubric", get_enc).values())) if val else pair_metrics([])
     learned = load_pool(out / f"iter_{best:03d}" / "pool.yaml") if curve else start
     agree = [l["agreement"] for l in labels.values() if l.get("agreement")]
     mean = lambda k: round(float(np.mean([a[k] for a in agree if a[k] is not None])), 4) if any(a[k] is not None for a in agree) else None
@@ -452,7 +452,7 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
         for r in p["reasons"]: reasons[r] = reasons.get(r, 0) + 1
     provenance = dict(bench=bench, split=split, teacher=cfg.construct_teacher, starting_pool=start.name, filter=cfg.construct_filter,
                       backbone=dict(backend=cfg.llm_backend, model=cfg.llm_model), text_encoder=cfg.text_encoder,
-                      readings=dict(verifier=cfg.verifier_reading, answer=cfg.answer_reading), questions=len(items),
+                      readings=run_readings(cfg, get_llm(), get_enc()).describe(), questions=len(items),
                       pairs=dict(formed=sum(p["answers"] is not None for p in formed), retained=len(pairs), train=len(pairs) - len(val), val=len(val)),
                       iterations=max(0, len(curve) - 1), best_iteration=best, stop_reason=stop,
                       validation_accuracy=[c["val"]["accuracy"] for c in curve], config_fingerprint=fp)

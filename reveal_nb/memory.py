@@ -220,6 +220,7 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
 def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress):
     from reveal_nb.encoders import make_text_encoder, make_visual_encoder
     timings, t0, llm = {}, time.time(), _LazyLLM(cfg, llm)
+    if progress: print(f"building the offline memory of {Path(video).name} ({cfg.segmentation} segments) in {d}", file=sys.stderr, flush=True)
     visual_encoder = visual_encoder or make_visual_encoder(cfg)
     scan = _load_scan(d)
     if scan is None: scan = scan_video(video, cfg, visual_encoder, progress); _save_scan(d, scan)
