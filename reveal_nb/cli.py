@@ -208,12 +208,13 @@ def _cmd_readings(a, cfg):
     from reveal_nb.analysis import project_root
     src = project_root() / "nbs" / "11a_reading_study.ipynb"
     if not src.exists(): raise RevealInputError(src, "notebook", "the study notebook lives in the project checkout; run from inside it")
-    done = Path(a.records) / "11a_reading_study.ipynb"; done.parent.mkdir(parents=True, exist_ok=True)
+    records, out = Path(a.records).resolve(), Path(a.out or "figures").resolve()    # the notebook runs in nbs/: paths from here
+    done = records / "11a_reading_study.ipynb"; done.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    pm.execute_notebook(str(src), str(done), parameters=dict(per_type=a.per_type, slow_per_type=a.slow_per_type, out_dir=a.out or "figures",
-                                                             fit_here=a.fit, records=a.records),
+    pm.execute_notebook(str(src), str(done), parameters=dict(per_type=a.per_type, slow_per_type=a.slow_per_type, out_dir=str(out),
+                                                             fit_here=a.fit, records=str(records)),
                         cwd=str(src.parent), kernel_name="python3", progress_bar=False)
-    print(f"reading study: {time.time() - t0:.0f} s; tables in {a.out or 'figures'}/reading_study.md; executed notebook {done}")
+    print(f"reading study: {time.time() - t0:.0f} s; tables in {out / 'reading_study.md'}; executed notebook {done}")
 
 def _cmd_trace(a, cfg):
     from reveal_nb.traces import render_trace
