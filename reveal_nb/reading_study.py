@@ -179,13 +179,16 @@ ANSWER_READINGS = {
     "listed options (the earlier answerer)": lambda rec, c, cal: list(rec["options"])[int(np.argmax(rec[c]["listed_gain"]))],
 }
 
+def _groups(records: list[dict], by_type: bool):
+    "('all', every record), or (type, its records) for each type."
+    for g in (sorted({r["type"] for r in records}) if by_type else ["all"]):
+        yield g, [r for r in records if g in ("all", r["type"])]
+
 def answer_table(records: list[dict], cal: Calibration, by_type: bool = False) -> pd.DataFrame:
     "Accuracy of every answer reading under every condition (with Wilson intervals), overall or per type."
     rows = []
-    groups = sorted({r["type"] for r in records}) if by_type else ["all"]
     for name, read in ANSWER_READINGS.items():
-        for g in groups:
-            rs = [r for r in records if g in ("all", r["type"])]
+        for g, rs in _groups(records, by_type):
             row = dict(reading=name, type=g, n=len(rs), chance=round(float(np.mean([1 / len(r["options"]) for r in rs])), 3))
             for c in CONDITIONS:
                 k = sum(read(r, c, cal) == r["answer"] for r in rs)
@@ -194,7 +197,7 @@ def answer_table(records: list[dict], cal: Calibration, by_type: bool = False) -
     return pd.DataFrame(rows)
 
 # %% ../nbs/11a_reading_study.ipynb #32df0110
-def rho_of(rec, c, cal: Calibration, pool: RubricPool | None = None, rubric: bool = True) -> float:
+def rho_of(rec, c, cal: Calibration, rubric: bool = True) -> float:
     "ρ of the gain_match reading for one record and condition: the question's kind calibration (rubric) or the one over all kinds."
     kind = question_kind(rec["question"]) if rubric else "any"
     return float(np.max(cal.z(kind, rec[c]["gain"], rec[c]["match"])))
@@ -209,14 +212,13 @@ SCORES = {
 def verifier_table(records: list[dict], cal: Calibration, tau: float = 0.7, by_type: bool = False) -> pd.DataFrame:
     "AUROC of each score for O vs M and U vs M, and the share at or above τ under O, M, U, N (calibrated scores only)."
     rows = []
-    groups = sorted({r["type"] for r in records}) if by_type else ["all"]
     for name, score in SCORES.items():
-        for g in groups:
-            rs = [r for r in records if g in ("all", r["type"])]
+        for g, rs in _groups(records, by_type):
             s = {c: np.array([score(r, c, cal) for r in rs]) for c in CONDITIONS}
             row = dict(score=name, type=g, n=len(rs))
-            row["AUROC O>M"], row["O>M 95%"] = auroc_ci(s["O"], s["M"])[0], auroc_ci(s["O"], s["M"])[1:]
-            row["AUROC U>M"], row["U>M 95%"] = auroc_ci(s["U"], s["M"])[0], auroc_ci(s["U"], s["M"])[1:]
+            for pos in ("O", "U"):
+                a, lo, hi = auroc_ci(s[pos], s["M"])
+                row[f"AUROC {pos}>M"], row[f"{pos}>M 95%"] = a, (lo, hi)
             calibrated = name.startswith("gain_match")
             for c in ("O", "U", "M", "N"): row[f"sufficient {c}"] = round(float(np.mean(s[c] >= tau)), 3) if calibrated else None
             rows.append(row)
