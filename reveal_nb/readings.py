@@ -104,13 +104,16 @@ def per_token(result) -> np.ndarray:
 
 # %% ../nbs/10a_readings.ipynb #77380abb
 def option_matches(enc, question: str, options: dict, evidence: str) -> tuple[np.ndarray, np.ndarray]:
-    "(per option: best cosine of question + option to an evidence line; per L1 line: cosine to the question)."
+    "(per option: best cosine of question + option to an evidence line, or to two adjacent L1 lines for temporal order; per L1 line: cosine to the question)."
     lines = evidence_lines(evidence)
     if not lines: return np.zeros(len(options)), np.zeros(0)
-    L = enc.encode([t for _, t in lines])
+    texts = [t for _, t in lines]
+    if question_kind(question) == "temporal_order":
+        texts += [f"{a} {b}" for (la, a), (lb, b) in zip(lines, lines[1:]) if la == lb == 1]
+    L = enc.encode(texts)
     S = enc.encode([question] + [f"{question} {o}" for o in options.values()])
     l1 = np.array([lvl == 1 for lvl, _ in lines])
-    return (S[1:] @ L.T).max(1), (L[l1] @ S[0])
+    return (S[1:] @ L.T).max(1), (L[:len(lines)][l1] @ S[0])
 
 # %% ../nbs/10a_readings.ipynb #3253dce4
 def read_options(llm, enc, jobs: list[dict], role: str = "verifier") -> list[dict]:
