@@ -371,12 +371,12 @@ def _relative(path) -> str:
 # %% ../nbs/16_analysis.ipynb #e7180d9d
 def report_items(bench: str, root, split: str = "test", size: str = "mini", limit: int | None = None, cfg: RevealConfig | None = None,
                  splits: list | None = None) -> list:
-    "The questions a report runs on: `bench` from `root` (reveal-synth generated there if missing), first `limit`."
+    "The questions a report runs on: `bench` from `root` (reveal-synth generated there if missing or out of date), first `limit`."
     from reveal_nb.benchmarks import load_benchmark
     if limit is not None and limit < 1: raise RevealInputError("parameters", "limit", f"{limit} questions: give at least 1 (or None for all)")
     if bench == "reveal-synth":
-        from reveal_nb.synth import generate
-        if not (Path(root) / "manifest.json").exists(): generate(root, size, cfg or RevealConfig(), progress=False)
+        from reveal_nb.synth import ensure_generated
+        ensure_generated(root, size, cfg or RevealConfig(), progress=False)
         items = [it for s in (splits or [split]) for it in load_benchmark(bench, root, split=s)]
     else:
         items = load_benchmark(bench, root)

@@ -153,9 +153,9 @@ def _bench_items(a, cfg, default_split):
     from reveal_nb.benchmarks import load_benchmark
     if a.limit is not None and a.limit < 1: raise RevealInputError("--limit", "limit", f"{a.limit} questions: give at least 1 (or leave it out for all)")
     if a.bench == "reveal-synth":
-        from reveal_nb.synth import generate
+        from reveal_nb.synth import ensure_generated
         root = Path(a.root or f"data/reveal-synth-{a.size}")
-        if not (root / "manifest.json").exists(): generate(root, a.size, cfg, progress=True)
+        ensure_generated(root, a.size, cfg, progress=True)
         items = load_benchmark(a.bench, root, split=a.split or default_split)
     else:
         if not a.root: raise RevealInputError("--root", "root", f"{a.bench} needs --root (the benchmark's local copy)")

@@ -84,11 +84,12 @@ def measure(llm, enc, questions: list[dict], progress: bool = True, path=None) -
     return out
 
 def records_path(folder, llm, enc, split: str, size: str, seeds) -> Path:
-    "Where the records of one backbone, encoder and question set are kept (a changed model or set gets a new file)."
-    key = json.dumps([llm.model_name, getattr(llm, "weights_id", ""), enc.spec, split, size, list(seeds), MEASURE_VERSION])
+    "Where the records of one backbone, encoder and question set are kept (a changed model, set or generator gets a new file)."
+    from reveal_nb.synth import GENERATOR_VERSION
+    key = json.dumps([llm.model_name, getattr(llm, "weights_id", ""), enc.spec, split, size, list(seeds), MEASURE_VERSION, GENERATOR_VERSION])
     return Path(folder) / f"{split}-{size}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl"
 
-MEASURE_VERSION = 1   # raise when `measure` records something new
+MEASURE_VERSION = 2   # raise when `measure` records something new or reads differently
 
 # %% ../nbs/11a_reading_study.ipynb #35d8299e
 SLOW_READINGS = ("generate", "expected")

@@ -12,7 +12,7 @@ from .synth_render import *
 from .synth_questions import *
 
 # %% auto #0
-__all__ = ['SIZES', 'GENERATOR_VERSION', 'video_specs', 'generate']
+__all__ = ['SIZES', 'GENERATOR_VERSION', 'WORLD_VERSION', 'video_specs', 'generate', 'ensure_generated']
 
 # %% ../nbs/03d_synth.ipynb #f036e0e7
 SIZES = {  # name: {split: (number of videos, seconds each)}
@@ -21,7 +21,8 @@ SIZES = {  # name: {split: (number of videos, seconds each)}
     "small": {"dev": (6, 900), "test": (10, 900)},
     "long": {"dev": (8, 1800), "test": (12, 3600)},
 }
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4   # 4: a video's questions asked as a set (no question names what another asks about)
+WORLD_VERSION = 3       # the event logs, tracks and renderings: unchanged since generator version 3
 
 def video_specs(size: str, seed: int) -> list[tuple[str, str, float, int]]:
     "(split, video id, duration, the split's seed) for every video of a named size."
@@ -32,7 +33,7 @@ def video_specs(size: str, seed: int) -> list[tuple[str, str, float, int]]:
 # %% ../nbs/03d_synth.ipynb #14df262a
 def _build_video(root, split, vid, secs, seed, cfg, force=False) -> dict:
     "Simulate, render and write one video (skipped when an identical one exists); returns its truth."
-    stamp = dict(generator=GENERATOR_VERSION, seed=seed, omission=cfg.synth_caption_omission, paraphrase=cfg.synth_caption_paraphrase)
+    stamp = dict(generator=WORLD_VERSION, seed=seed, omission=cfg.synth_caption_omission, paraphrase=cfg.synth_caption_paraphrase)
     tpath = root / "truth" / f"{vid}.json"
     if not force and tpath.exists() and (root / "videos" / f"{vid}.mp4").exists():
         old = json.loads(tpath.read_text())
@@ -68,3 +69,13 @@ def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: b
                     files={p.relative_to(root).as_posix(): sha256_file(p) for p in files})
     atomic_write_json(root / "manifest.json", manifest)
     return manifest
+
+# %% ../nbs/03d_synth.ipynb #c9d0e1f2
+def ensure_generated(root, size: str = "mini", cfg: RevealConfig | None = None, progress: bool = True) -> dict:
+    "The manifest of a current reveal-synth folder of this size and seed, generating (or updating) it first if needed."
+    cfg = cfg or RevealConfig(); path = Path(root) / "manifest.json"
+    if path.exists():
+        try: man = json.loads(path.read_text())
+        except json.JSONDecodeError: man = {}
+        if (man.get("generator_version"), man.get("size"), man.get("seed")) == (GENERATOR_VERSION, size, cfg.seed): return man
+    return generate(root, size, cfg, progress=progress)

@@ -4,14 +4,15 @@
 
 # %% ../nbs/03b_synth_questions.ipynb #3d7f8346
 from __future__ import annotations
-import itertools, random, string
+import itertools, random, re, string
 from .core import RevealConfig, mmss
 from .synth_world import ACTOR, OBJECTS, narration_track
 
 # %% auto #0
-__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'q_counting', 'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global',
-           'q_grounding', 'q_temporal_order', 'mentions', 'balance_mentions', 'video_questions', 'option_truth',
-           'check_question', 'mark_caption_loss', 'is_sufficient', 'assign_letters', 'split_questions']
+__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'entities', 'claims_of', 'clashes', 'q_counting', 'count_options',
+           'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order',
+           'mentions', 'balance_mentions', 'video_questions', 'option_truth', 'check_question', 'mark_caption_loss',
+           'is_sufficient', 'assign_letters', 'split_questions']
 
 # %% ../nbs/03b_synth_questions.ipynb #3b3529e4
 def _iv(s): return [s["start"], s["end"]]
@@ -72,48 +73,121 @@ def _set_evidence(q, steps) -> dict:
     return q | dict(evidence=[_iv(steps[i]) for g in groups for i in g], evidence_groups=[[_iv(steps[i]) for i in g] for g in groups],
                     evidence_steps=groups, misleading=[_iv(steps[i]) for i in m], misleading_steps=m)
 
+# %% ../nbs/03b_synth_questions.ipynb #48c2b6c9
+def _obj(o) -> str: return f"object:{o}"
+def _place(p) -> str: return f"place:{p}"
+def _slot_of(s) -> str: return f"slot:{s['surface']}|{s['place']}"
+def _colour(c) -> str: return f"colour:{c}"
+
+def entities(text: str, truth: dict) -> set[str]:
+    "The objects (decor included), colours, places, slots (a surface in a place) and time spans a text names."
+    from reveal_nb.synth_world import PLACES
+    out = {_obj(o) for o in [*truth["objects"], *truth.get("decor", {})] if re.search(rf"\b{re.escape(o)}\b", text)}
+    out |= {_colour(c) for c in {o.split()[0] for o in OBJECTS} if re.search(rf"\b{c}\b", text)}
+    out |= {f"span:{m}" for m in re.findall(r"From \d+:\d\d to \d+:\d\d", text)}
+    for p in truth["places"]:
+        if re.search(rf"\b{re.escape(p)}\b", text): out.add(_place(p))
+        out |= {f"slot:{s}|{p}" for s in PLACES[p][4] if f"{s} in the {p}" in text}
+    return out
+
+def _named(q, truth) -> set[str]:
+    "What a question's wording and options name."
+    return entities(" ".join([q["question"], q["answer"], *q["distractors"]]), truth)
+
+def claims_of(q: dict, truth: dict) -> list[set]:
+    "What a question asks about, as sets of entities no other question of the video may name together."
+    t, named = q["type"], entities(q["question"], truth)
+    places, options = [e for e in named if e.startswith("place:")], [q["answer"], *q["distractors"]]
+    if t == "counting": return [{e} for e in named if e.startswith("object:")]
+    if t == "location": return [{e} for e in named if e.startswith("object:")] + [{e} for o in options for e in entities(o, truth) if e.startswith("slot:")]
+    if t == "attribute": return [{p, _colour(c)} for p in places for c in options]
+    if t == "negation": return [{p, _obj(o)} for p in places for o in options]
+    if t == "temporal_grounding": return [{e} for o in options for e in entities(o, truth)]
+    if t == "temporal_order":
+        return [{p, e} for p in places for o in options for e in entities(o, truth) if e.startswith("object:")]
+    return []
+
+def _free(state, *ents) -> bool:
+    "No accepted question of the video claims these entities (so a question may name them together)."
+    have = set(ents)
+    return not any(c <= have for c in (state or {}).get("claimed", []))
+
+def _unsaid(state, *claims) -> bool:
+    "No accepted question names what these claims ask about (so a question may ask it)."
+    return all(_free(state, *c) and not any(c <= n for n in (state or {}).get("named", [])) for c in claims)
+
+def clashes(qs: list[dict], truth: dict) -> list[str]:
+    "Pairs of a video's questions where one names what the other asks about (empty list = a clean set)."
+    named = [_named(q, truth) for q in qs]
+    return [f"{b['type']} question {b['question']!r} names {sorted(c)}, asked about by the {a['type']} question {a['question']!r}"
+            for a in qs for c in claims_of(a, truth) for b, n in zip(qs, named) if b is not a and c <= n]
+
 # %% ../nbs/03b_synth_questions.ipynb #28987f3b
 COUNT_VALUES = (1, 2, 3, 4, 5)
 
 def q_counting(truth, rng, state=None):
     steps = truth["steps"]
-    picks = {o: ix for o, ix in _by(steps, "pick_up").items() if len(ix) in COUNT_VALUES}
+    picks = {o: ix for o, ix in _by(steps, "pick_up").items() if len(ix) in COUNT_VALUES and _unsaid(state, {_obj(o)}) and _free(state, _obj(o))}
     if not picks: return None
-    tally = (state if state is not None else {}).setdefault("counts", {})
-    avail = sorted({len(ix) for ix in picks.values()})
+    tally = (state or {}).get("counts", {})
+    # no count may answer more than a quarter of the split's counting questions (plus one): see `count_options`
+    avail = sorted({len(ix) for ix in picks.values()} & {k for k in COUNT_VALUES if tally.get(k, 0) < (sum(tally.values()) + 1) / 4 + 1})
+    if not avail: return None
     low = min(tally.get(k, 0) for k in avail)
-    k = rng.choice([k for k in avail if tally.get(k, 0) == low]); tally[k] = tally.get(k, 0) + 1
+    k = rng.choice([k for k in avail if tally.get(k, 0) == low])
     objs = [o for o, ix in picks.items() if len(ix) == k]
     siblings = lambda o: [i for i, s in enumerate(steps) if s["kind"] in ("pick_up", "put_down") and s["obj"] != o
                           and s["obj"].split()[-1] == o.split()[-1]]
     obj = max(_pick(rng, objs, len(objs)), key=lambda o: bool(siblings(o)))
     looks = [i for i, s in enumerate(steps) if s["kind"] == "look_at" and s["obj"] == obj]
+    near = siblings(obj) + looks
+    if not near:   # no look-alike and no look: other objects picked up where this one was
+        where = {steps[i]["place"] for i in picks[obj]}
+        near = [i for i, s in enumerate(steps) if s["kind"] == "pick_up" and s["obj"] != obj and s["place"] in where]
+        near = near or [i for i, s in enumerate(steps) if s["kind"] == "move" and s["target"] in where]   # at last, the walks there
     return _question("counting", f"How many times did {ACTOR} pick up the {obj}?", str(k),
                      [str(n) for n in rng.sample([n for n in COUNT_VALUES if n != k], 3)],
-                     steps, [[i] for i in picks[obj]], siblings(obj) + looks)
+                     steps, [[i] for i in picks[obj]], near)
+
+def count_options(qs: list[dict], rng) -> list[dict]:
+    """Redraw the counting questions' distractors over a split so that, given the four options, each is the
+    answer equally often: the value left out is drawn with probability ∝ 1 − 4·(share of the split's answers it is)."""
+    counting = [q for q in qs if q["type"] == "counting"]
+    share = {k: sum(q["answer"] == str(k) for q in counting) / max(1, len(counting)) for k in COUNT_VALUES}
+    out = []
+    for q in qs:
+        if q["type"] == "counting":
+            rest = [k for k in COUNT_VALUES if str(k) != q["answer"]]
+            weight = [max(0.0, 1 - 4 * share[k]) for k in rest]
+            drop = rng.choices(rest, weights=weight)[0] if sum(weight) > 0 else rng.choice(rest)
+            q = q | dict(distractors=[str(k) for k in rest if k != drop])
+        out.append(q)
+    return out
 
 # %% ../nbs/03b_synth_questions.ipynb #8a293eaf
 def q_negation(truth, rng, state=None):
     steps = truth["steps"]
     picks = _by(steps, "pick_up")
     by_place = _by(steps, "pick_up", key=lambda s: s["place"])
-    places = [p for p, ix in by_place.items() if len({steps[i]["obj"] for i in ix}) >= 3]
+    fits = lambda p, o: _unsaid(state, {_place(p), _obj(o)}) and _free(state, _place(p), _obj(o))
+    places = [p for p, ix in by_place.items() if len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
     for place in _pick(rng, places, len(places)):
         here = {steps[i]["obj"] for i in by_place[place]}
-        elsewhere = [steps[i]["obj"] for o in picks if o not in here for i in picks[o]]
+        elsewhere = [steps[i]["obj"] for o in picks if o not in here and fits(place, o) for i in picks[o]]
         if not elsewhere: continue
         ans = _draw(rng, elsewhere, 1)[0]
-        pool = [(steps[i]["obj"], i) for i in by_place[place]]
+        pool = [(steps[i]["obj"], i) for i in by_place[place] if fits(place, steps[i]["obj"])]
         looks = [i for i, s in enumerate(steps) if s["kind"] == "look_at" and s["place"] == place]
         return _question("negation", f"Which of these objects did {ACTOR} never pick up in the {place}?", ans,
-                         _draw(rng, [t for t, _ in pool], 3), steps, [], picks[ans] + looks, pool, pool_role="evidence")
+                         _draw(rng, [t for t, _ in pool], 3), steps, [], picks[ans] + looks, pool,
+                         pool_role="evidence")
     return None
 
 # %% ../nbs/03b_synth_questions.ipynb #6c7e5e6a
 def q_causal(truth, rng, state=None):
     steps = truth["steps"]
     says = _by(steps, "say", key=lambda s: (s["obj"], s["target"]) if s["obj"] else None); says.pop(None, None)
-    once = [k for k, ix in says.items() if len(ix) == 1]
+    once = [k for k, ix in says.items() if len(ix) == 1 and _free(state, _obj(k[0]), _place(k[1]))]
     if not once: return None
     same_obj = lambda k: [ix[0] for k2, ix in says.items() if k2[0] == k[0] and k2 != k
                           and _reason(steps[ix[0]]) != _reason(steps[says[k][0]])]
@@ -131,29 +205,40 @@ def q_causal(truth, rng, state=None):
 def q_attribute(truth, rng, state=None):
     steps = truth["steps"]
     slots = _by(steps, "put_down", key=_slot)
-    single = [k for k, ix in slots.items() if len({steps[i]["obj"] for i in ix}) == 1]
+    single = [k for k, ix in slots.items() if len({steps[i]["obj"] for i in ix}) == 1
+              and _unsaid(state, {_colour(steps[ix[0]]["obj"].split()[0]), _place(steps[ix[0]]["place"])})
+              and _free(state, _slot_of(steps[ix[0]]), _place(steps[ix[0]]["place"]))]
     if not single: return None
     colour_of = lambda k: steps[slots[k][0]]["obj"].split()[0]
     drawn = _draw(rng, [s["obj"].split()[0] for s in steps if s["kind"] == "put_down"], len(OBJECTS))
     c = next(c for c in drawn if any(colour_of(k) == c for k in single))
     key = rng.choice(sorted(k for k in single if colour_of(k) == c)); first = steps[slots[key][0]]
     colour = first["obj"].split()[0]
-    pool = [(s["obj"].split()[0], None) for s in steps if s["kind"] == "put_down" and s["obj"].split()[0] != colour]
+    pool = [(s["obj"].split()[0], None) for s in steps if s["kind"] == "put_down" and s["obj"].split()[0] != colour
+            and _unsaid(state, {_colour(s["obj"].split()[0]), _place(first["place"])})]
     distract = _draw(rng, [t for t, _ in pool], 3)
     if len(distract) < 3: return None
-    near = [i for i, s in enumerate(steps) if s["place"] == first["place"] and s["obj"] and colour not in s["obj"].split()
+    other_colour = lambda s: bool(s["obj"]) and colour not in s["obj"].split()
+    near = [i for i, s in enumerate(steps) if s["place"] == first["place"] and other_colour(s)
             and ((s["kind"] == "pick_up" and s["surface"] == first["surface"]) or (s["kind"] == "put_down" and s["surface"] != first["surface"]))]
+    if not near:   # nothing else happened on those surfaces: other things done in the same place
+        near = [i for i, s in enumerate(steps) if s["place"] == first["place"] and other_colour(s) and colour not in _words(_line(s))
+                and s["kind"] in ("pick_up", "put_down", "look_at", "open", "close")]
     return _question("attribute", f"What colour was the object that {ACTOR} put on the {first['surface']} in the {first['place']}?",
                      colour, distract, steps, [slots[key]], near, pool)
 
 # %% ../nbs/03b_synth_questions.ipynb #0925e44d
 def q_location(truth, rng, state=None):
     steps = truth["steps"]
-    puts = _by(steps, "put_down")
+    puts = {o: ix for o, ix in _by(steps, "put_down").items() if _unsaid(state, {_obj(o)})}
     if not puts: return None
-    obj = max(_pick(rng, puts, len(puts)), key=lambda o: len({_slot(steps[i]) for i in puts[o]}) > 1)
+    order = sorted(_pick(rng, puts, len(puts)), key=lambda o: len({_slot(steps[i]) for i in puts[o]}) == 1)
+    obj = next((o for o in order if _free(state, _obj(o), _slot_of(steps[puts[o][-1]]), _place(steps[puts[o][-1]]["place"]))
+                and _unsaid(state, {_slot_of(steps[puts[o][-1]])})), None)
+    if obj is None: return None
     last = puts[obj][-1]
-    pool = [(_slot(s), None) for s in steps if s["kind"] == "put_down" and _slot(s) != _slot(steps[last])]
+    pool = [(_slot(s), None) for s in steps if s["kind"] == "put_down" and _slot(s) != _slot(steps[last])
+            and _free(state, _obj(obj), _slot_of(s), _place(s["place"])) and _unsaid(state, {_slot_of(s)})]
     distract = _draw(rng, [t for t, _ in pool], 3)
     if len(distract) < 3: return None
     earlier = [i for i in puts[obj][:-1] if _slot(steps[i]) != _slot(steps[last])]
@@ -170,8 +255,9 @@ def q_global(truth, rng, state=None):
         if s["kind"] == "move":
             if s["target"] not in firsts: firsts[s["target"]] = i
             else: later.setdefault(s["target"], []).append(i)
-    if len(firsts) < 3: return None
-    chosen = sorted(rng.sample(sorted(firsts), 3), key=lambda p: firsts[p])
+    free = sorted(p for p in firsts if _free(state, _place(p)))
+    if len(free) < 3: return None
+    chosen = sorted(rng.sample(free, 3), key=lambda p: firsts[p])
     fmt = ", then ".join
     perms = [fmt(p) for p in itertools.permutations(chosen) if list(p) != chosen]
     return _question("global_summary", f"In which order did {ACTOR} first spend time in these places?", fmt(chosen),
@@ -183,15 +269,28 @@ def q_grounding(truth, rng, state=None):
     key = lambda s: (s["kind"], s["obj"], s["place"])
     counts = {}
     for s in steps: counts[key(s)] = counts.get(key(s), 0) + 1
-    cands = [i for i, s in enumerate(steps) if s["kind"] in ("open", "close", "look_at") and counts[key(s)] == 1]
-    if not cands: return None
-    i = rng.choice(cands); s = steps[i]
-    pool = [(_span(x), j) for j, x in enumerate(steps) if x["kind"] == s["kind"] and key(x) != key(s) and _span(x) != _span(s)]
-    texts = _draw(rng, [t for t, _ in pool], 3)
-    if len(texts) < 3: return None
-    verb = {"open": "open", "close": "close", "look_at": "look at"}[s["kind"]]
-    return _question("temporal_grounding", f"When did {ACTOR} {verb} the {s['obj']} in the {s['place']}?", _span(s),
-                     texts, steps, [[i]], [], pool)
+    unique = [i for i, s in enumerate(steps) if s["kind"] in ("open", "close", "look_at") and counts[key(s)] == 1]
+    cands = [i for i in unique if _free(state, _obj(steps[i]["obj"]), _place(steps[i]["place"]))]
+    for kind in _pick(rng, [steps[i]["kind"] for i in cands], 3):
+        by_key = {}
+        for j, x in enumerate(steps):
+            if x["kind"] == kind and _unsaid(state, {f"span:{_span(x)}"}): by_key.setdefault(key(x), []).append(j)
+        alike = [rng.choice(ix) for ix in by_key.values()]   # one moment per key: a repeated key's moments cluster in time
+        if len({_span(steps[i]) for i in alike}) < 4: continue
+        # four keys of one kind drawn as a set, the one asked about chosen at random among those that can be:
+        # the answer's span is drawn like the distractors' (no odd one out by start or length)
+        for _try in range(50):
+            four = rng.sample(alike, 4)
+            if len({_span(steps[i]) for i in four}) == 4 and any(i in cands for i in four): break
+        else: continue
+        i = rng.choice([i for i in four if i in cands]); s = steps[i]
+        verb = {"open": "open", "close": "close", "look_at": "look at"}[kind]
+        others = [j for j in four if j != i]
+        misleading = [j for j, x in enumerate(steps) if x["kind"] == kind and key(x) != key(s)
+                      and (x["obj"] == s["obj"] or x["place"] == s["place"])]
+        return _question("temporal_grounding", f"When did {ACTOR} {verb} the {s['obj']} in the {s['place']}?", _span(s),
+                         [_span(steps[j]) for j in others], steps, [[i]], others + misleading)
+    return None
 
 # %% ../nbs/03b_synth_questions.ipynb #7ebd1505
 _ACTIONS = ("pick_up", "put_down", "open", "close", "look_at", "idle")
@@ -207,13 +306,18 @@ def q_temporal_order(truth, rng, state=None):
     steps = truth["steps"]
     counts = {}
     for s in steps: counts[_anchor_key(s)] = counts.get(_anchor_key(s), 0) + 1
-    anchors = [i for i, s in enumerate(steps) if s["kind"] in ("put_down", "open", "close") and counts[_anchor_key(s)] == 1]
+    named = lambda s: [_obj(s["obj"]), _place(s["place"])] + ([_slot_of(s)] if s["kind"] == "put_down" else [])
+    anchors = [i for i, s in enumerate(steps) if s["kind"] in ("put_down", "open", "close") and counts[_anchor_key(s)] == 1
+               and _free(state, *named(s))]
     for i in _pick(rng, anchors, len(anchors)):
         j = _next_action(steps, i)
         if j is None or steps[j]["kind"] not in ("pick_up", "look_at") or steps[j]["obj"] == steps[i]["obj"]: continue
+        asked = lambda x: _free(state, _obj(steps[x]["obj"])) and _unsaid(state, {_obj(steps[x]["obj"]), _place(steps[i]["place"])})
+        if not asked(j): continue
         ans, kind = _short(steps[j]), steps[j]["kind"]
-        same = [x for x, s in enumerate(steps) if s["kind"] == kind and s["obj"] not in (steps[j]["obj"], steps[i]["obj"])]
-        pool = [(_short(steps[x]), x) for x in same]
+        same = [x for x, s in enumerate(steps) if s["kind"] == kind and s["obj"] not in (steps[j]["obj"], steps[i]["obj"]) and asked(x)]
+        here = [x for x in same if steps[x]["place"] == steps[j]["place"]]
+        pool = [(_short(steps[x]), x) for x in (here if len({steps[x]["obj"] for x in here}) >= 3 else same)]
         texts = _draw(rng, [t for t, _ in pool], 3)
         if len(texts) < 3: continue
         anchor_obj = [x for x, s in enumerate(steps) if s["obj"] == steps[i]["obj"] and x != i]
@@ -238,36 +342,53 @@ def mentions(option: str, others: list[dict], with_options: bool = True) -> int:
 
 def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     """Re-draw pooled distractors so that they are mentioned as often as the answer: by the other questions
-    (wording and options, wording alone), then, more coarsely, by the video's own lines."""
+    (wording and options, wording alone), then, more coarsely, by the video's own lines. A candidate that
+    names what another question asks about is never drawn."""
     qs, lines = list(qs), [_words(_line(s)) for s in truth["steps"]]
     count = lambda ws, sets: sum(ws <= t for t in sets) if ws else 0
     for n, q in enumerate(qs):
         if not q["pool"]: continue
+        others = qs[:n] + qs[n + 1:]
+        claimed, named = [c for o in others for c in claims_of(o, truth)], [_named(o, truth) for o in others]
+        base = entities(q["question"] + " " + q["answer"], truth)
+        def clean(t):   # naming t breaks no other question's claim, and asking with t names nothing already named
+            ents = base | entities(t, truth)
+            return not any(c <= ents for c in claimed) and not any(c <= m for c in claims_of(q | dict(distractors=[t]), truth) for m in named)
         sets = [_texts(qs[:n] + qs[n + 1:], w) for w in (True, False)]
         profile = lambda o: (lambda ws: [count(ws, sets[0]), count(ws, sets[1]), count(ws, lines)])(_words(o))
         target, by_gap, seen = profile(q["answer"]), {}, {}
         for t, _ in q["pool"]:
-            if t not in seen: seen[t] = sum(abs(a - b) // w for a, b, w in zip(profile(t), target, (1, 1, 4)))
+            if t in seen or not clean(t): continue
+            seen[t] = sum(abs(a - b) // w for a, b, w in zip(profile(t), target, (1, 1, 4)))
             by_gap.setdefault(seen[t], []).append(t)
         chosen = []
         for gap in sorted(by_gap): chosen += _draw(rng, [t for t in by_gap[gap] if t not in chosen], 3 - len(chosen))
-        qs[n] = _set_evidence(q | dict(distractors=chosen), truth["steps"])
+        if len(chosen) == 3: qs[n] = _set_evidence(q | dict(distractors=chosen), truth["steps"])
     return qs
 
 # %% ../nbs/03b_synth_questions.ipynb #8e2635bd
+ASK_ORDER = ("negation", "counting", "attribute", "location", "temporal_order", "causal", "global_summary", "temporal_grounding")
+
 def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[dict]:
-    "The questions (without letters) one video supports: up to one per type per 15 minutes."
+    """The questions (without letters) one video supports, asked as a set: up to one per type per 15 minutes,
+    no wording asked twice, no question naming what another asks about, every question with an E-."""
     rng = random.Random(f"questions:{seed}:{truth['video_id']}")
-    out, asked = [], set()
-    key = lambda q: (q["question"], frozenset([q["answer"], *q["distractors"]]))
+    state = state if state is not None else {}
+    state.setdefault("counts", {})
+    video = state | dict(claimed=[], named=[])    # the split's tally, shared; what this video's questions claim and name, its own
+    out = []
     for _ in range(max(1, round(truth["duration"] / 900))):
-        for name, fn in QUESTION_TYPES.items():
+        for name in ASK_ORDER:
             for _try in range(3):
-                q = fn(truth, rng, state)
-                if q is None or key(q) not in asked: break
-            if q is None or key(q) in asked: continue
-            asked.add(key(q)); out.append(q | dict(video_id=truth["video_id"]))
+                q = QUESTION_TYPES[name](truth, rng, video)
+                if (q is not None and q["misleading"] and q["question"] not in {o["question"] for o in out}
+                        and not clashes(out + [q], truth)): break
+            else: continue
+            out.append(q | dict(video_id=truth["video_id"]))
+            video["claimed"] += claims_of(q, truth); video["named"].append(_named(q, truth))
+            if name == "counting": state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
     out = balance_mentions(out, truth, rng)
+    assert not clashes(out, truth), clashes(out, truth)
     return [{k: v for k, v in q.items() if k not in ("pool", "pool_role", "base_groups", "misleading_base")} for q in out]
 
 # %% ../nbs/03b_synth_questions.ipynb #92dbd39d
@@ -325,7 +446,8 @@ def check_question(q: dict, truth: dict) -> list[str]:
         problems += [f"option {o!r} never occurs in the video's text" for o in opts if not _words(o) <= all_text]
     e_plus = {i for g in q["evidence_steps"] for i in g}
     if e_plus & set(q["misleading_steps"]): problems.append("E+ and E- share a step")
-    key = _words(ans) - _words(q["question"])
+    named = {w for e in entities(ans, truth) if e.startswith("object:") for w in _words(e.split(":", 1)[1])}
+    key = (_words(ans) - _words(q["question"])) | named   # an object is named in full: "the purple book" does not state "the yellow book"
     if q["type"] not in ("counting", "temporal_grounding", "global_summary", "negation") and key:
         problems += [f"E- step {i} states the answer" for i in q["misleading_steps"] if key <= _words(_line(steps[i]))]
     return problems
@@ -381,4 +503,4 @@ def split_questions(truths: list[dict], seed: int, cfg: RevealConfig | None = No
     for t in truths:
         narr = narration_track(t, cfg.synth_caption_omission, cfg.synth_caption_paraphrase)
         qs += [mark_caption_loss(q, t, narr) for q in video_questions(t, seed, state)]
-    return assign_letters(qs, seed)
+    return assign_letters(count_options(qs, random.Random(f"counts:{seed}")), seed)
