@@ -72,10 +72,15 @@ def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: b
 
 # %% ../nbs/03d_synth.ipynb #c9d0e1f2
 def ensure_generated(root, size: str = "mini", cfg: RevealConfig | None = None, progress: bool = True) -> dict:
-    "The manifest of a current reveal-synth folder of this size and seed, generating (or updating) it first if needed."
+    """The manifest of a current reveal-synth folder: generated with `size` when the folder has none; a folder
+    written by another generator version is updated with its own size, seed and noise settings."""
+    import dataclasses
     cfg = cfg or RevealConfig(); path = Path(root) / "manifest.json"
-    if path.exists():
-        try: man = json.loads(path.read_text())
-        except json.JSONDecodeError: man = {}
-        if (man.get("generator_version"), man.get("size"), man.get("seed")) == (GENERATOR_VERSION, size, cfg.seed): return man
-    return generate(root, size, cfg, progress=progress)
+    if not path.exists(): return generate(root, size, cfg, progress=progress)
+    try: man = json.loads(path.read_text())
+    except json.JSONDecodeError as e: raise RevealInputError(path, "file", f"not valid JSON ({e})") from None
+    if man.get("benchmark") != "reveal-synth" or man.get("size") not in SIZES:
+        raise RevealInputError(path, "benchmark", "not a reveal-synth manifest; give an empty folder or one that `reveal-nb synth` wrote")
+    if man.get("generator_version") == GENERATOR_VERSION: return man
+    own = {k: man.get("config", {}).get(k, getattr(cfg, k)) for k in ("synth_caption_omission", "synth_caption_paraphrase")}
+    return generate(root, man["size"], dataclasses.replace(cfg, seed=man.get("seed", cfg.seed), **own), progress=progress)
