@@ -127,7 +127,7 @@ COUNT_VALUES = (1, 2, 3, 4, 5)
 
 def q_counting(truth, rng, state=None):
     steps = truth["steps"]
-    picks = {o: ix for o, ix in _by(steps, "pick_up").items() if len(ix) in COUNT_VALUES and _unsaid(state, {_obj(o)}) and _free(state, _obj(o))}
+    picks = {o: ix for o, ix in _by(steps, "pick_up").items() if len(ix) in COUNT_VALUES and _unsaid(state, {_obj(o)})}
     if not picks: return None
     tally = (state or {}).get("counts", {})
     # no count may answer more than a quarter of the split's counting questions (plus one): see `count_options`
@@ -354,7 +354,7 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
         def clean(t):   # naming t breaks no other question's claim, and asking with t names nothing already named
             ents = base | entities(t, truth)
             return not any(c <= ents for c in claimed) and not any(c <= m for c in claims_of(q | dict(distractors=[t]), truth) for m in named)
-        sets = [_texts(qs[:n] + qs[n + 1:], w) for w in (True, False)]
+        sets = [_texts(others, w) for w in (True, False)]
         profile = lambda o: (lambda ws: [count(ws, sets[0]), count(ws, sets[1]), count(ws, lines)])(_words(o))
         target, by_gap, seen = profile(q["answer"]), {}, {}
         for t, _ in q["pool"]:
@@ -382,7 +382,7 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
             for _try in range(3):
                 q = QUESTION_TYPES[name](truth, rng, video)
                 if (q is not None and q["misleading"] and q["question"] not in {o["question"] for o in out}
-                        and not clashes(out + [q], truth)): break
+                        and _unsaid(video, *claims_of(q, truth)) and _free(video, *_named(q, truth))): break
             else: continue
             out.append(q | dict(video_id=truth["video_id"]))
             video["claimed"] += claims_of(q, truth); video["named"].append(_named(q, truth))
