@@ -118,6 +118,7 @@ bench: env
 	$(BIN)/python bench/bench_models.py
 	$(BIN)/python bench/bench_memory.py
 	$(BIN)/python bench/bench_readings.py
+	$(BIN)/python bench/bench_synth_oracle.py
 	$(BIN)/python bench/bench_loop.py
 	$(BIN)/python bench/bench_eval.py --size tiny --workers 2
 	$(BIN)/python bench/bench_threads.py
