@@ -90,6 +90,9 @@ test:
 
 # Tests keep their model caches inside the checkout, independent of the user's ~/.cache.
 test-main test-clip test-vllm test-fast: export REVEAL_NB_CACHE := $(CURDIR)/cache
+# Temporary folders the notebooks and tests make go inside the checkout and are emptied at the start of each suite,
+# so repeated runs do not fill the machine's /tmp with the videos and memories the examples build.
+test-main test-clip test-vllm test-fast: export TMPDIR := $(CURDIR)/.test-tmp
 # The open_clip and vLLM environments import reveal_nb from this checkout (only the main one installs it, so that
 # the environments can be built at the same time without sharing one build folder).
 test-clip test-vllm: export PYTHONPATH := $(CURDIR)
@@ -100,17 +103,21 @@ TEST_WORKERS ?= 2
 PARALLEL := -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test-main: env $(CHROMIUM)
+	rm -rf $(TMPDIR) && mkdir -p $(TMPDIR)
 	$(BIN)/python -m pytest $(PARALLEL)
 
 test-clip: $(CLIP_STAMP)
+	rm -rf $(TMPDIR) && mkdir -p $(TMPDIR)
 	$(CLIP_VENV)/bin/python -m pytest tests/clip_env
 
 test-vllm: env $(VLLM_STAMP)
+	rm -rf $(TMPDIR) && mkdir -p $(TMPDIR)
 	$(BIN)/reveal-nb models prepare
 	$(VLLM_VENV)/bin/python -m pytest -s tests/vllm_env
 
 ## The quick loop: skips cells and tests marked slow.
 test-fast: env
+	rm -rf $(TMPDIR) && mkdir -p $(TMPDIR)
 	REVEAL_NB_FAST=1 $(BIN)/python -m pytest -m "not slow" $(PARALLEL)
 
 ## Benchmarks (print tables; never part of the tests).
