@@ -8,19 +8,22 @@ import time
 import numpy as np
 import pandas as pd
 import hashlib, json
+from dataclasses import replace
 from pathlib import Path
 from .core import RevealConfig, append_jsonl, atomic_write_json, atomic_write_text, read_jsonl_records, wilson
 from .models import ScoreRequest
 from .rubrics import RubricPool
 from .planner import format_options
-from .readings import (Calibration, answer_letter, fit_count_threshold, fit_logistic, question_kind, read_options,
+from .readings import (Calibration, answer_letter, count_answer, fit_count_threshold, fit_logistic, question_kind, read_options,
                                 select_by_form)
+from .planner import is_negation
 from .verifier import auroc, call_record, interval_evidence, parse_selection, select_request, verify_batch
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'LISTED_PROMPT', 'MEASURE_VERSION', 'SLOW_READINGS', 'L2_GRID', 'ANSWER_READINGS', 'SCORES',
            'study_questions', 'measure', 'records_path', 'measure_slow', 'slow_table', 'choose_l2', 'fit_calibration',
-           'auroc_ci', 'answer_table', 'rho_of', 'verifier_table', 'selection_table', 'calibrate', 'write_study']
+           'answer_rows', 'fit_choice', 'choose_choice_l2', 'fit_answer_weights', 'auroc_ci', 'answer_table', 'rho_of',
+           'verifier_table', 'selection_table', 'calibrate', 'write_study']
 
 # %% ../nbs/11a_reading_study.ipynb #88119d28
 CONDITIONS = ("O", "N", "M", "U")
@@ -72,9 +75,10 @@ def measure(llm, enc, questions: list[dict], progress: bool = True, path=None) -
         t0 = time.time()
         for c in CONDITIONS:
             r = read_options(llm, enc, [dict(question=q["question"], options=q["options"], evidence=q["evidence"][c], cache=cache)])[0]
-            rec[c] = dict(gain=r["gain"].tolist(), prior=r["prior"].tolist(), match=r["match"].tolist(), line_match=r["line_match"].tolist(), lines=r["lines"])
+            rec[c] = dict(gain=r["gain"].tolist(), prior=r["prior"].tolist(), match=r["match"].tolist(), line_match=r["line_match"].tolist(), lines=r["lines"],
+                          order=None if r["order"] is None else r["order"].tolist())
             rec["seconds"]["plain"] = rec["seconds"].get("plain", 0.0) + _seconds(r["calls"])
-        rec["seconds"]["encoder_wall"] = time.time() - t0 - rec["seconds"]["plain"]
+        rec["seconds"]["plain_wall"] = time.time() - t0        # wall time of the plain readings (model and encoder; replies may come from the cache)
         res = llm.score_batch([_listed_request(q, q["evidence"][c]) for c in CONDITIONS])
         base = np.asarray(res[1].logprobs)
         for c, r in zip(CONDITIONS, res): rec[c]["listed_gain"] = (np.asarray(r.logprobs) - base).tolist()
@@ -89,7 +93,7 @@ def records_path(folder, llm, enc, split: str, size: str, seeds) -> Path:
     key = json.dumps([llm.model_name, getattr(llm, "weights_id", ""), enc.spec, split, size, list(seeds), MEASURE_VERSION, GENERATOR_VERSION])
     return Path(folder) / f"{split}-{size}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl"
 
-MEASURE_VERSION = 2   # raise when `measure` records something new or reads differently
+MEASURE_VERSION = 3   # raise when `measure` records something new or reads differently
 
 # %% ../nbs/11a_reading_study.ipynb #35d8299e
 SLOW_READINGS = ("generate", "expected")
@@ -157,12 +161,67 @@ def choose_l2(records: list[dict], min_per_kind: int = 10, folds: int = 5, seed:
     return min(loss, key=loss.get), loss
 
 def fit_calibration(records: list[dict], model: str, encoder: str, provenance: dict | None = None, min_per_kind: int = 10) -> Calibration:
-    "A Calibration fitted on dev-split study records (the L2 strength chosen by cross-validation on them)."
+    "A Calibration fitted on dev-split study records (each L2 strength chosen by cross-validation on them)."
     l2, cv = choose_l2(records, min_per_kind)
     counting = [(r["options"], r["answer"], np.array(r[c]["line_match"])) for r in records for c in ("O", "U") if question_kind(r["question"]) == "counting"]
     thr = fit_count_threshold(counting) if counting else 0.6
+    rows = answer_rows(records)
+    a_l2, a_cv = choose_choice_l2(rows) if rows else (L2_GRID[0], {})
     return Calibration(model, encoder, _fit_kinds(records, l2, min_per_kind), thr,
-                       dict(provenance or {}, dev_questions=len(records), l2=l2, cv_log_loss={str(k): v for k, v in cv.items()}))
+                       dict(provenance or {}, dev_questions=len(records), l2=l2, cv_log_loss={str(k): v for k, v in cv.items()},
+                            answer_l2=a_l2, answer_cv_log_loss={str(k): v for k, v in a_cv.items()}),
+                       answer_by_kind=fit_answer_weights(rows, a_l2, min_per_kind))
+
+# %% ../nbs/11a_reading_study.ipynb #49c506af
+def answer_rows(records: list[dict], conditions=("O", "U")) -> list[tuple]:
+    """(kind, question id, per-option [gain, match], gold index) for each record and condition the weighted answer reads.
+    A negation question's gold option is the one the evidence points at least, so its measurements enter negated, under the kind 'negation'."""
+    rows = []
+    for r in records:
+        kind, sign = ("negation", -1.0) if is_negation(r["question"]) else (question_kind(r["question"]), 1.0)
+        if kind == "counting" and count_answer(r["options"], [], 0.5) is not None: continue
+        for c in conditions:
+            rows.append((kind, r["qid"], sign * np.c_[r[c]["gain"], r[c]["match"]], list(r["options"]).index(r["answer"])))
+    return rows
+
+def _choice_loss(xs, gold, w, l2):
+    nll, grad = 0.0, 2 * l2 * w
+    for x, g in zip(xs, gold):
+        s = x @ w; p = np.exp(s - s.max()); p /= p.sum()
+        nll -= np.log(p[g] + 1e-12); grad = grad - (x[g] - p @ x) / len(xs)
+    return nll / len(xs) + l2 * w @ w, grad
+
+def fit_choice(rows: list[tuple], l2: float = 1e-2) -> dict:
+    "Non-negative weights (raw units) of a conditional logit of the gold option on [gain, match], measurements centred per question."
+    from scipy.optimize import minimize
+    centred = [x - x.mean(0) for *_, x, _ in rows]
+    sd = np.maximum(np.concatenate(centred).std(0), 1e-9)
+    xs, gold = [x / sd for x in centred], [g for *_, g in rows]
+    w = minimize(lambda w: _choice_loss(xs, gold, w, l2), np.zeros(2), jac=True, method="L-BFGS-B", bounds=[(0, None), (0, None)]).x / sd
+    return dict(gain=round(float(w[0]), 4), match=round(float(w[1]), 4))
+
+def choose_choice_l2(rows: list[tuple], folds: int = 5, seed: int = 0) -> tuple[float, dict]:
+    "The L2 strength of L2_GRID whose fit (over all kinds) predicts held-out questions' gold options best (mean log-loss), and every strength's loss."
+    qids = sorted({q for _, q, *_ in rows})
+    fold_of = {q: i % folds for i, q in enumerate(np.random.default_rng(seed).permutation(qids))}
+    loss = {}
+    for l2 in L2_GRID:
+        total = 0.0
+        for f in range(folds):
+            w = fit_choice([r for r in rows if fold_of[r[1]] != f], l2)
+            for _, q, x, g in (r for r in rows if fold_of[r[1]] == f):
+                s = w["gain"] * x[:, 0] + w["match"] * x[:, 1]
+                total -= s[g] - s.max() - np.log(np.exp(s - s.max()).sum())
+        loss[l2] = round(total / len(rows), 4)
+    return min(loss, key=loss.get), loss
+
+def fit_answer_weights(rows: list[tuple], l2: float, min_per_kind: int = 10) -> dict:
+    "{kind: {gain, match}}: one fit over all kinds ('any') and one per kind with at least 2 × min_per_kind rows."
+    out = {"any": fit_choice(rows, l2)} if rows else {}
+    for k in sorted({r[0] for r in rows} - {"any"}):
+        mine = [r for r in rows if r[0] == k]
+        if len(mine) >= 2 * min_per_kind: out[k] = fit_choice(mine, l2)
+    return out
 
 # %% ../nbs/11a_reading_study.ipynb #748d16ae
 def auroc_ci(pos, neg, n_boot: int = 400, seed: int = 0) -> tuple[float, float, float]:
@@ -176,6 +235,7 @@ def auroc_ci(pos, neg, n_boot: int = 400, seed: int = 0) -> tuple[float, float, 
 # %% ../nbs/11a_reading_study.ipynb #09544001
 ANSWER_READINGS = {
     "option_text": lambda rec, c, cal: answer_letter(rec[c], rec["question"], rec["options"], cal),
+    "option_text, gain only (no answer weights)": lambda rec, c, cal: answer_letter(rec[c], rec["question"], rec["options"], replace(cal, answer_by_kind={})),
     "option_text, no negation or counting rule": lambda rec, c, cal: list(rec["options"])[int(np.argmax(rec[c]["gain"] if rec[c]["lines"] else rec[c]["prior"]))],
     "listed options (the earlier answerer)": lambda rec, c, cal: list(rec["options"])[int(np.argmax(rec[c]["listed_gain"]))],
 }

@@ -15,10 +15,11 @@ from .planner import is_negation
 
 # %% auto #0
 __all__ = ['FAMILIES', 'SMALL_MODEL_PARAMETERS', 'KIND_CUES', 'PLAIN_SYSTEM', 'PLAIN_PROMPT', 'model_parameters',
-           'resolve_family', 'family_readings', 'question_kind', 'select_by_form', 'evidence_lines', 'plain_request',
-           'per_token', 'option_matches', 'read_options', 'Calibration', 'fit_logistic', 'count_answer',
-           'fit_count_threshold', 'option_scores', 'answer_letter', 'missing_text', 'shipped_calibration_path',
-           'save_calibration', 'load_calibration', 'calibration_for', 'RunReadings', 'readings_line', 'run_readings']
+           'resolve_family', 'family_readings', 'question_kind', 'select_by_form', 'evidence_lines', 'time_span',
+           'line_spans', 'plain_request', 'per_token', 'option_matches', 'order_agreement', 'read_options',
+           'Calibration', 'fit_logistic', 'count_answer', 'fit_count_threshold', 'option_scores', 'answer_letter',
+           'missing_text', 'shipped_calibration_path', 'save_calibration', 'load_calibration', 'calibration_for',
+           'RunReadings', 'readings_line', 'run_readings']
 
 # %% ../nbs/10a_readings.ipynb #2b31923e
 FAMILIES = {
@@ -89,6 +90,21 @@ def evidence_lines(evidence: str) -> list[tuple[int, str]]:
         out.append((int(m.group(1)), m.group(2).strip()) if m else (1, line.strip()))
     return out
 
+_STAMP = re.compile(r"(\d+(?::\d{1,2}){1,2}(?:\.\d+)?)")
+
+def _seconds_of(stamp: str) -> float:
+    return sum(float(p) * 60 ** k for k, p in enumerate(reversed(stamp.split(":"))))
+
+def time_span(text: str) -> tuple[float, float] | None:
+    "(start, end) in seconds from the first two time stamps in a text ('From 06:14 to 06:20'), else None."
+    stamps = _STAMP.findall(str(text))
+    return (_seconds_of(stamps[0]), _seconds_of(stamps[1])) if len(stamps) >= 2 else None
+
+def line_spans(evidence: str) -> list[tuple[float, float] | None]:
+    "The (start, end) of every evidence line from its `[mm:ss-mm:ss]` stamp (None for a line without one), in the order of `evidence_lines`."
+    return [time_span(line.strip().split("]")[0]) if line.strip().startswith("[") else None
+            for line in (evidence or "").splitlines() if line.strip()]
+
 # %% ../nbs/10a_readings.ipynb #b10eb65b
 PLAIN_SYSTEM = "You answer questions about a video from the evidence given."
 PLAIN_PROMPT = string.Template("Evidence from the video:\n$evidence\n\nQuestion: $question")
@@ -104,7 +120,8 @@ def per_token(result) -> np.ndarray:
 
 # %% ../nbs/10a_readings.ipynb #77380abb
 def option_matches(enc, question: str, options: dict, evidence: str) -> tuple[np.ndarray, np.ndarray]:
-    "(per option: best cosine of question + option to an evidence line, or to two adjacent L1 lines for temporal order; per L1 line: cosine to the question)."
+    """(per option: best cosine of question + option to an evidence line, or to two adjacent L1 lines for temporal order,
+    or, when every option is a time span, best cosine of the question to an L1 line within that span; per L1 line: cosine to the question)."""
     lines = evidence_lines(evidence)
     if not lines: return np.zeros(len(options)), np.zeros(0)
     texts = [t for _, t in lines]
@@ -113,11 +130,34 @@ def option_matches(enc, question: str, options: dict, evidence: str) -> tuple[np
     L = enc.encode(texts)
     S = enc.encode([question] + [f"{question} {o}" for o in options.values()])
     l1 = np.array([lvl == 1 for lvl, _ in lines])
-    return (S[1:] @ L.T).max(1), (L[:len(lines)][l1] @ S[0])
+    to_question = L[:len(lines)] @ S[0]
+    spans = [time_span(o) for o in options.values()]
+    if all(spans):
+        at = [iv if lvl == 1 else None for iv, (lvl, _) in zip(line_spans(evidence), lines)]
+        inside = lambda iv, sp: iv is not None and iv[0] < sp[1] and sp[0] < iv[1]
+        return np.array([max([s for s, iv in zip(to_question, at) if inside(iv, sp)], default=0.0) for sp in spans]), to_question[l1]
+    return (S[1:] @ L.T).max(1), to_question[l1]
+
+# %% ../nbs/10a_readings.ipynb #29800108
+_THEN = re.compile(r",?\s*\bthen\b\s*", re.I)
+
+def order_agreement(options: dict, evidence: str) -> np.ndarray | None:
+    "Per option 'X, then Y, then Z': the share of its consecutive steps the evidence first names in that order (None unless every option lists steps)."
+    steps = [[s.strip().lower() for s in _THEN.split(str(t)) if s.strip()] for t in options.values()]
+    if any(len(s) < 2 for s in steps): return None
+    timed = [(iv[0] if iv else float("inf"), k, text.lower()) for k, (iv, (lvl, text)) in
+             enumerate(zip(line_spans(evidence), evidence_lines(evidence))) if lvl == 1]
+    lines = [text for *_, text in sorted(timed)]
+    def first(step):
+        return next((i for i, text in enumerate(lines) if re.search(rf"\b{re.escape(step)}\b", text)), None)
+    def agree(a, b):
+        fa, fb = first(a), first(b)
+        return 0.5 if fa is None or fb is None or fa == fb else float(fa < fb)
+    return np.array([np.mean([agree(a, b) for a, b in zip(s, s[1:])]) for s in steps])
 
 # %% ../nbs/10a_readings.ipynb #3253dce4
 def read_options(llm, enc, jobs: list[dict], role: str = "verifier") -> list[dict]:
-    "Per job: {gain, prior, match, line_match, lines, calls}; each job's cache keeps its no-evidence scores (the prior)."
+    "Per job: {gain, prior, match, line_match, order, lines, calls}; each job's cache keeps its no-evidence scores (the prior)."
     from reveal_nb.verifier import call_record
     need = list({id(j["cache"]): j for j in jobs if "plain_baseline" not in j.setdefault("cache", {})}.values())
     shown = [j for j in jobs if (j["evidence"] or "").strip()]
@@ -131,6 +171,7 @@ def read_options(llm, enc, jobs: list[dict], role: str = "verifier") -> list[dic
         prior, r = np.asarray(j["cache"]["plain_baseline"]), scored.get(id(j))
         match, line_match = option_matches(enc, j["question"], j["options"], j["evidence"])
         out.append(dict(gain=per_token(r) - prior if r is not None else np.zeros(len(prior)), prior=prior, match=match, line_match=line_match,
+                        order=order_agreement(j["options"], j["evidence"]),
                         lines=len(evidence_lines(j["evidence"])), calls=calls.get(id(j), []) + ([call_record(r)] if r is not None else [])))
     return out
 
@@ -143,8 +184,14 @@ class Calibration:
     by_kind: dict                  # kind -> {"bias", "gain", "match"}
     count_threshold: float         # an L1 line whose cosine to the question reaches this counts as one occurrence
     provenance: dict = field(default_factory=dict)
+    answer_by_kind: dict = field(default_factory=dict)   # kind -> {"gain", "match"}: the answerer's weights (empty: the gain alone)
 
     def weights(self, kind: str) -> dict: return self.by_kind.get(kind) or self.by_kind["any"]
+
+    def answer_score(self, kind: str, gain, match) -> np.ndarray:
+        "Per option, how strongly the evidence points at it: the answerer's weighted gain and match (the gain alone without answer weights)."
+        w = self.answer_by_kind.get(kind) or self.answer_by_kind.get("any")
+        return np.asarray(gain, float) if not w else w["gain"] * np.asarray(gain, float) + w["match"] * np.asarray(match, float)
 
     def z(self, kind: str, gain, match) -> np.ndarray:
         "Calibrated sufficiency in [0, 1] for arrays of gains and matches."
@@ -197,14 +244,21 @@ def option_scores(reading: dict, options: dict, criteria: list | None, pool: Rub
     return out
 
 def answer_letter(reading: dict, question: str, options: dict, cal: Calibration) -> str:
-    "The option the evidence supports most; the least for a negation question; the counted number for a counting question; without evidence, the likeliest."
+    """The option the evidence points at most; the least for a negation question; the counted number for a counting question;
+    for options that list steps in order, the one whose order the evidence agrees with most; without evidence, the likeliest text."""
     letters, gain = list(options), np.asarray(reading["gain"])
     if not reading.get("lines", 1): return letters[int(np.argmax(reading["prior"]))]
-    if is_negation(question): return letters[int(np.argmin(gain))]
-    if question_kind(question) == "counting":
+    if is_negation(question): return letters[int(np.argmin(cal.answer_score("negation", gain, reading["match"])))]
+    kind = question_kind(question)
+    if kind == "counting":
         counted = count_answer(options, reading["line_match"], cal.count_threshold, gain)
         if counted is not None: return counted
-    return letters[int(np.argmax(gain))]
+    score = cal.answer_score(kind, gain, reading["match"])
+    order = reading.get("order")
+    if order is not None and np.ptp(order) > 0:            # steps in order: the options that agree best, then the score
+        best = np.flatnonzero(np.asarray(order) == np.max(order))
+        return letters[int(best[np.argmax(score[best])])]
+    return letters[int(np.argmax(score))]
 
 def missing_text(question: str, options: dict, unknown: list) -> str:
     "The analysis for the planner: the question and the options the evidence has not decided."
@@ -231,7 +285,10 @@ def load_calibration(path, llm=None, enc=None) -> Calibration:
     if "any" not in raw["by_kind"]: raise RevealInputError(path, "by_kind.any", "missing: every calibration needs the one over all kinds")
     for kind, w in raw["by_kind"].items():
         if set(w) != {"bias", "gain", "match"}: raise RevealInputError(path, f"by_kind.{kind}", f"needs bias, gain and match, got {sorted(w)}")
-    cal = Calibration(**{k: raw[k] for k in ("model", "encoder", "by_kind", "count_threshold")}, provenance=raw.get("provenance", {}))
+    for kind, w in raw.get("answer_by_kind", {}).items():
+        if set(w) != {"gain", "match"}: raise RevealInputError(path, f"answer_by_kind.{kind}", f"needs gain and match, got {sorted(w)}")
+    cal = Calibration(**{k: raw[k] for k in ("model", "encoder", "by_kind", "count_threshold")}, provenance=raw.get("provenance", {}),
+                      answer_by_kind=raw.get("answer_by_kind", {}))
     for what, mine, theirs in (("model", cal.model, getattr(llm, "model_name", None)), ("encoder", cal.encoder, getattr(enc, "spec", None))):
         if theirs is not None and mine != theirs:
             raise RevealInputError(path, what, f"fitted for {mine!r}, but this run uses {theirs!r}; fit one for it with `reveal-nb readings calibrate`")
