@@ -273,7 +273,7 @@ def reliability(points: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
 
 def sufficiency_agreement(points: pd.DataFrame, tau: float) -> dict:
     "AUROC of rho for ground-truth sufficiency, and how often rho >= tau was reached with the decisive evidence absent."
-    from reveal_nb.verifier import auroc
+    from reveal_nb.core import auroc
     p = points.dropna(subset=["rho", "truly_sufficient"])
     said = p[p.rho >= tau]
     return dict(points=len(p), truly_sufficient=int(p.truly_sufficient.sum()),

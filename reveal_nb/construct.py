@@ -7,10 +7,10 @@ from __future__ import annotations
 import hashlib, json, re, string, time
 from pathlib import Path
 import numpy as np
-from .core import RevealConfig, RevealInputError, append_jsonl, atomic_write_json, mmss, read_jsonl_records, with_overrides
+from .core import RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc, mmss, read_jsonl_records, with_overrides
 from .models import ChatRequest
 from .rubrics import QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool, pool_for, save_pool
-from .verifier import auroc, gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 from .readings import run_readings, select_by_form
 from .planner import format_options
 from .loop import answer_letters, run_fingerprint

@@ -12,7 +12,7 @@ from pathlib import Path
 __all__ = ['RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters', 'config_to_dict',
            'config_from_dict', 'config_fingerprint', 'describe_config', 'atomic_write_bytes', 'atomic_write_text',
            'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_jsonl_records', 'append_jsonl',
-           'cache_root', 'wilson', 'paired_difference']
+           'cache_root', 'wilson', 'paired_difference', 'auroc']
 
 # %% ../nbs/00_core.ipynb #2f239039
 class RevealInputError(ValueError):
@@ -295,3 +295,11 @@ def paired_difference(a, b, n_boot: int = 2000, seed: int = 0) -> dict:
     p = min(1.0, 2 * sum(math.comb(m, i) for i in range(min(only_a, only_b) + 1)) / 2 ** m) if m else 1.0
     return dict(n=n, difference=sum(diff) / n, ci_low=boots[int(0.025 * n_boot)], ci_high=boots[int(0.975 * n_boot) - 1],
                 only_a=only_a, only_b=only_b, mcnemar_p=p)
+
+# %% ../nbs/00_core.ipynb #f0e2c515
+def auroc(pos, neg) -> float:
+    "P(score of a positive > score of a negative), ties counted half."
+    import numpy as np
+    pos, neg = np.asarray(pos, float), np.asarray(neg, float)
+    if not len(pos) or not len(neg): return float("nan")
+    return float(((pos[:, None] > neg[None]).sum() + 0.5 * (pos[:, None] == neg[None]).sum()) / (len(pos) * len(neg)))

@@ -10,20 +10,20 @@ from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint, config_to_dict, mmss,
                             read_jsonl_records, with_overrides)
-from .models import ChatRequest, ScoreRequest, usage_totals
+from .models import ChatRequest, ScoreRequest, call_record, usage_totals
 from .online import OnlineMemory
 from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
 from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action, action_from_reply, clip_words,
                                decompose_request, format_options, is_negation, negation_probes, repair_request, retrieve,
                                screen_queries, uniform_unvisited, _queries_schema)
 from .readings import RunReadings, answer_letter, read_options, run_readings, select_by_form
-from .verifier import call_record, gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 
 # %% auto #0
 __all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'ANSWER_PROMPT', 'ANSWER_SYSTEM', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant',
            'memory_config', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
            'select_criteria', 'admit_round', 'judge', 'decide', 'letter_request', 'answer_letters', 'answer_frames',
-           'answer_batch', 'coverage', 'truly_sufficient', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
+           'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -217,19 +217,6 @@ def answer_batch(runs: list, llm, cfg: RevealConfig, enc=None, readings: RunRead
         r.calls += a.pop("calls"); r.answer = a
 
 # %% ../nbs/12_loop.ipynb #7745803c
-def _overlaps(a, b): return a[0] < b[1] and b[0] < a[1]
-
-def coverage(run: QuestionRun, intervals) -> list[bool]:
-    "For each interval: is it overlapped by L1 evidence in the cache?"
-    l1 = [(e.start, e.end) for e in run.om.evidence if e.level == 1]
-    return [any(_overlaps(g, e) for e in l1) for g in intervals]
-
-def truly_sufficient(run: QuestionRun):
-    "Ground-truth sufficiency of the cached evidence's spans (reveal-synth's E+ groups); None without gold evidence."
-    if not run.item.evidence: return None
-    from reveal_nb.synth_questions import is_sufficient
-    return is_sufficient(run.item, [(e.start, e.end) for e in run.om.evidence if e.level == 1])
-
 def stop_reading(cfg: RevealConfig, readings: RunReadings) -> str:
     "The reading behind this variant's stop decision."
     stop = VARIANTS[cfg.variant].stop
@@ -238,9 +225,7 @@ def stop_reading(cfg: RevealConfig, readings: RunReadings) -> str:
 def _round_record(run, t, action, kept, admitted, v) -> dict:
     return dict(round=t, action=asdict(action), candidates=len(kept),
                 admitted=[dict(id=e.id, level=e.level, start=e.start, end=e.end, source=e.source, found_by=e.found_by) for e in admitted],
-                evidence_size=len(run.om.evidence), verdict={k: v[k] for k in v if k != "calls"},
-                gold_in_cache=coverage(run, run.item.evidence), misleading_in_cache=coverage(run, run.item.misleading),
-                truly_sufficient=truly_sufficient(run))
+                evidence_size=len(run.om.evidence), verdict={k: v[k] for k in v if k != "calls"})
 
 # %% ../nbs/12_loop.ipynb #6061d23e
 def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
@@ -288,6 +273,5 @@ def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
                 readings=run.readings | dict(answer=run.answer.get("reading")),
                 criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds), stop_reason=run.stop_reason,
                 missing_evidence=run.om.missing, final_evidence=[asdict(e) for e in run.om.evidence], rejected_evidence=run.om.rejected,
-                gold_evidence=it.evidence, gold_in_final=coverage(run, it.evidence), truly_sufficient_final=truly_sufficient(run),
                 answer=run.answer.get("letter"), answer_detail=run.answer,
                 gold=it.answer, correct=(run.answer.get("letter") == it.answer) if it.answer else None, calls=run.calls)

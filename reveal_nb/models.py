@@ -13,9 +13,9 @@ from .core import RevealConfig, RevealInputError, cache_root, sha256_file
 
 # %% auto #0
 __all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'VLLM_STRUCTURED_OUTPUTS', 'ChatRequest',
-           'ChatResult', 'usage_totals', 'UsageLedger', 'StructuredOutputError', 'parse_structured', 'ChatBackend',
-           'chat_batch', 'chat', 'ScoreRequest', 'ScoreResult', 'score_batch', 'weights_identity', 'ReplyCache',
-           'reply_cache', 'cache_stats', 'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir',
+           'ChatResult', 'usage_totals', 'call_record', 'UsageLedger', 'StructuredOutputError', 'parse_structured',
+           'ChatBackend', 'chat_batch', 'chat', 'ScoreRequest', 'ScoreResult', 'score_batch', 'weights_identity',
+           'ReplyCache', 'reply_cache', 'cache_stats', 'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir',
            'resolve_model_path', 'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages',
            'VLLMBackend', 'ModelServerError', 'OpenAIBackend', 'make_llm']
 
@@ -63,6 +63,12 @@ def usage_totals(records) -> dict:
         t["calls"] += 1; t["prompt_tokens"] += rec["prompt_tokens"]; t["completion_tokens"] += rec["completion_tokens"]
         t["latency_s"] = round(t["latency_s"] + rec["latency_s"], 4); t["failures"] += not rec.get("ok", True)
     return out
+
+def call_record(r) -> dict:
+    "The usage of one chat or score result, as a trace stores it."
+    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
+                completion_tokens=getattr(r, "completion_tokens", 0), latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
+                **({"cached": True} if getattr(r, "cached", False) else {}))
 
 class UsageLedger:
     "Every call's usage, summed by role on demand."

@@ -10,14 +10,14 @@ import pandas as pd
 import hashlib, json
 from dataclasses import replace
 from pathlib import Path
-from .core import RevealConfig, append_jsonl, atomic_write_json, atomic_write_text, read_jsonl_records, wilson
-from .models import ScoreRequest
+from .core import RevealConfig, append_jsonl, atomic_write_json, atomic_write_text, read_jsonl_records, auroc, wilson
+from .models import ScoreRequest, call_record
 from .rubrics import RubricPool
 from .planner import format_options
 from .readings import (Calibration, answer_letter, count_answer, fit_count_threshold, fit_logistic, question_kind, read_options,
                                 select_by_form)
 from .planner import is_negation
-from .verifier import auroc, call_record, interval_evidence, parse_selection, select_request, verify_batch
+from .verifier import parse_selection, select_request, verify_batch
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'LISTED_PROMPT', 'MEASURE_VERSION', 'SLOW_READINGS', 'L2_GRID', 'ANSWER_READINGS', 'SCORES',
@@ -30,7 +30,7 @@ CONDITIONS = ("O", "N", "M", "U")
 
 def study_questions(split: str = "test", per_type: int = 20, seeds=(0, 1, 2), size: str = "small", cfg: RevealConfig | None = None) -> list[dict]:
     "Questions of simulated reveal-synth videos with their evidence texts under O, M and U (N is empty), `per_type` of each type."
-    from reveal_nb.synth import narration_track, simulate, split_questions, video_specs
+    from reveal_nb.synth import interval_evidence, narration_track, simulate, split_questions, video_specs
     from reveal_nb.synth_world import split_seed
     cfg, by_type = cfg or RevealConfig(), {}
     for seed in seeds:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import numpy as np
 from .core import RevealConfig, RevealInputError, atomic_write_json
-from .models import ScoreRequest
+from .models import ScoreRequest, call_record
 from .rubrics import QUESTION_KINDS, RubricPool
 from .planner import is_negation
 
@@ -158,7 +158,6 @@ def order_agreement(options: dict, evidence: str) -> np.ndarray | None:
 # %% ../nbs/10a_readings.ipynb #3253dce4
 def read_options(llm, enc, jobs: list[dict], role: str = "verifier") -> list[dict]:
     "Per job: {gain, prior, match, line_match, order, lines, calls}; each job's cache keeps its no-evidence scores (the prior)."
-    from reveal_nb.verifier import call_record
     need = list({id(j["cache"]): j for j in jobs if "plain_baseline" not in j.setdefault("cache", {})}.values())
     shown = [j for j in jobs if (j["evidence"] or "").strip()]
     res = llm.score_batch([plain_request(j["question"], j["options"], "", role) for j in need] +

@@ -12,7 +12,7 @@ from .synth_render import *
 from .synth_questions import *
 
 # %% auto #0
-__all__ = ['SIZES', 'GENERATOR_VERSION', 'WORLD_VERSION', 'video_specs', 'generate', 'ensure_generated']
+__all__ = ['SIZES', 'GENERATOR_VERSION', 'WORLD_VERSION', 'video_specs', 'generate', 'ensure_generated', 'interval_evidence']
 
 # %% ../nbs/03d_synth.ipynb #f036e0e7
 SIZES = {  # name: {split: (number of videos, seconds each)}
@@ -84,3 +84,16 @@ def ensure_generated(root, size: str = "mini", cfg: RevealConfig | None = None, 
     if man.get("generator_version") == GENERATOR_VERSION: return man
     own = {k: man.get("config", {}).get(k, getattr(cfg, k)) for k in ("synth_caption_omission", "synth_caption_paraphrase")}
     return generate(root, man["size"], dataclasses.replace(cfg, seed=man.get("seed", cfg.seed), **own), progress=progress)
+
+# %% ../nbs/03d_synth.ipynb #81d86b34
+def interval_evidence(truth: dict, narration: list, intervals) -> str:
+    "The L1-style evidence text of time intervals: overlapping narration lines and quoted speech, in time order."
+    from reveal_nb.core import mmss
+    lines, told_by_step = [], {}
+    for n in narration: told_by_step.setdefault(n.get("step"), []).append(n["text"])
+    for i, s in enumerate(truth["steps"]):
+        if not any(s["start"] < e and s["end"] > b for b, e in intervals): continue
+        said = f' Someone says: "{s["speech"]}"' if s.get("speech") else ""
+        told = " ".join(told_by_step.get(i, []))
+        if told or said: lines.append(f"[{mmss(s['start'])}-{mmss(s['end'])}] (L1) {told}{said}".replace(")  ", ") "))
+    return "\n".join(lines)

@@ -15,7 +15,8 @@ from .readings import readings_line
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['render_trace', 'work_units', 'unit_memory', 'run_unit', 'local_executor', 'run_variant', 'summarize', 'compare_table']
+__all__ = ['render_trace', 'grade', 'work_units', 'unit_memory', 'run_unit', 'local_executor', 'run_variant', 'summarize',
+           'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
 def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
@@ -54,6 +55,25 @@ def render_trace(t: dict, tau: float = 0.7, width: int = 100) -> str:
     out.append(f"Answer: {t['answer']} (gold {t['gold']}){mark}" + (f"  gains {t['answer_detail']['gains']}" if t["answer_detail"].get("gains") else ""))
     return "\n".join(_clip(l, width + 40) for l in out)
 
+# %% ../nbs/13_traces.ipynb #313483fa
+def _covered(intervals, spans) -> list[bool]:
+    "For each interval: does some span overlap it?"
+    return [any(a < e and s < b for s, e in spans) for a, b in intervals]
+
+def grade(trace: dict, item) -> dict:
+    "The trace with its ground-truth grading: per round gold_in_cache, misleading_in_cache, truly_sufficient; at the end gold_evidence, gold_in_final, truly_sufficient_final."
+    from reveal_nb.synth_questions import is_sufficient
+    gold, misleading = item.evidence or [], item.misleading or []
+    truly = lambda spans: is_sufficient(item, spans) if gold else None
+    spans = []
+    for r in trace["rounds"]:
+        spans += [(a["start"], a["end"]) for a in r["admitted"] if a["level"] == 1]
+        r.update(gold_in_cache=_covered(gold, spans), misleading_in_cache=_covered(misleading, spans), truly_sufficient=truly(spans))
+    final = [(e["start"], e["end"]) for e in trace["final_evidence"] if e["level"] == 1]
+    graded = dict(gold_evidence=gold, gold_in_final=_covered(gold, final), truly_sufficient_final=truly(final))
+    keys = list(trace); at = keys.index("rejected_evidence") + 1         # graded fields sit after the evidence, as before
+    return {k: trace[k] for k in keys[:at]} | graded | {k: trace[k] for k in keys[at:]}
+
 # %% ../nbs/13_traces.ipynb #6c381ea5
 def _check_traces(path: Path, fp: str) -> dict:
     done = read_jsonl_records(path, key="qid")
@@ -80,7 +100,7 @@ def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = 
     if unit[0].video_id not in mems: mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc, progress)
     t0 = time.time()
     runs = run_loop([start_run(it, mems[it.video_id], cfg, enc.dim) for it in unit], llm, enc, pool, cfg)
-    return [trace_of(r, cfg, llm) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit)) for r in runs]
+    return [grade(trace_of(r, cfg, llm), r.item) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit)) for r in runs]
 
 def local_executor(units: list, cfg: RevealConfig, llm=None, enc=None, progress: bool = False):
     "Run the units one after another in this process; yields each unit's traces as it finishes (with `progress`, memory builds show theirs)."

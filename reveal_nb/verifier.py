@@ -7,7 +7,7 @@ from __future__ import annotations
 import string
 import numpy as np
 from .core import RevealConfig
-from .models import ChatRequest, ScoreRequest
+from .models import ChatRequest, ScoreRequest, call_record
 from .rubrics import RubricPool, aggregate, catalogue, rubric_text
 from .planner import format_options
 from .readings import RunReadings, missing_text, option_scores, read_options, run_readings
@@ -15,8 +15,8 @@ from .readings import RunReadings, missing_text, option_scores, read_options, ru
 # %% auto #0
 __all__ = ['SELECT_SYSTEM', 'SELECT_PROMPT', 'VERIFY_SYSTEM', 'VERIFY_PROMPT', 'LABEL_PROMPT', 'SCORE_LABELS', 'MISSING_PROMPT',
            'NORUBRIC_PROMPT', 'select_request', 'parse_selection', 'score_schema', 'verify_request', 'verdict',
-           'expected_requests', 'missing_request', 'unknown_options', 'call_record', 'gain_match_batch', 'verify_batch',
-           'norubric_request', 'norubric_batch', 'interval_evidence', 'auroc', 'synth_pairs']
+           'expected_requests', 'missing_request', 'unknown_options', 'gain_match_batch', 'verify_batch',
+           'norubric_request', 'norubric_batch']
 
 # %% ../nbs/11_verifier.ipynb #077aa92a
 SELECT_SYSTEM = "You decide which sufficiency criteria apply to a question about a video. Reply with JSON only."
@@ -123,12 +123,6 @@ def unknown_options(scores: dict, pool: RubricPool, names, tau: float) -> list:
     return [o for o, r in rho_o.items() if low + 1e-9 < r < tau - 1e-9]
 
 # %% ../nbs/11_verifier.ipynb #fefe420e
-def call_record(r) -> dict:
-    "The usage of one chat or score result, as a trace stores it."
-    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
-                completion_tokens=getattr(r, "completion_tokens", 0), latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
-                **({"cached": True} if getattr(r, "cached", False) else {}))
-
 def _best(rho_o: dict, tau: float) -> dict:
     best = max(rho_o, key=rho_o.get)
     return dict(rho_by_option=rho_o, rho=rho_o[best], best_option=best, sufficient=bool(rho_o[best] >= tau - 1e-9))
@@ -198,37 +192,4 @@ def norubric_batch(llm, jobs: list[dict], keep_analysis: bool = True) -> list[di
         out.append(dict(reading="no-rubric", criteria=[], scores={}, unknown_options=[], missing=miss, rho_by_option={},
                         rho=float(ok), best_option=None, sufficient=ok, note="" if r.ok else f"reply unusable: {r.error}",
                         calls=[call_record(r)]))
-    return out
-
-# %% ../nbs/11_verifier.ipynb #2efb541f
-def interval_evidence(truth: dict, narration: list, intervals) -> str:
-    "The L1-style evidence text of time intervals: overlapping narration lines and quoted speech, in time order."
-    from reveal_nb.core import mmss
-    lines, told_by_step = [], {}
-    for n in narration: told_by_step.setdefault(n.get("step"), []).append(n["text"])
-    for i, s in enumerate(truth["steps"]):
-        if not any(s["start"] < e and s["end"] > b for b, e in intervals): continue
-        said = f' Someone says: "{s["speech"]}"' if s.get("speech") else ""
-        told = " ".join(told_by_step.get(i, []))
-        if told or said: lines.append(f"[{mmss(s['start'])}-{mmss(s['end'])}] (L1) {told}{said}".replace(")  ", ") "))
-    return "\n".join(lines)
-
-def auroc(pos, neg) -> float:
-    "P(score of a positive > score of a negative), ties counted half."
-    pos, neg = np.asarray(pos, float), np.asarray(neg, float)
-    if not len(pos) or not len(neg): return float("nan")
-    return float(((pos[:, None] > neg[None]).sum() + 0.5 * (pos[:, None] == neg[None]).sum()) / (len(pos) * len(neg)))
-
-# %% ../nbs/11_verifier.ipynb #585443ec
-def synth_pairs(n_videos: int, seconds: float, cfg: RevealConfig, split: str = "dev") -> list[dict]:
-    "Questions with decisive (E+) and misleading (E-) evidence texts, from simulated reveal-synth videos."
-    from reveal_nb.synth import assign_letters, narration_track, simulate, video_questions, hash_seed
-    out = []
-    for i in range(n_videos):
-        truth = simulate(f"synth-pairs-{split}-{i:03d}", seconds, hash_seed(cfg.seed, f"pairs-{split}-{i}"))
-        narr = narration_track(truth, cfg.synth_caption_omission, cfg.synth_caption_paraphrase)
-        for q in assign_letters(video_questions(truth, cfg.seed), hash_seed(cfg.seed, f"pairs-{split}-{i}")):
-            if q["misleading"]:
-                out.append(dict(question=q["question"], options=q["options"], answer=q["answer"], type=q["type"],
-                                positive=interval_evidence(truth, narr, q["evidence"]), negative=interval_evidence(truth, narr, q["misleading"])))
     return out

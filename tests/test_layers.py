@@ -1,0 +1,30 @@
+"""The method does not know its test data: no method module imports a synthetic-benchmark module.
+
+Read from the modules' source with `ast`, so the check sees lazy imports inside functions too.
+"""
+import ast
+from conftest import ROOT
+
+METHOD_MODULES = ("planner", "verifier", "readings", "loop", "memory", "online", "rubrics", "segment", "video", "encoders", "models")
+
+
+def _imported(path) -> set[str]:
+    "Every module name a file imports, relative imports resolved against the package."
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import): out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            out.add(("reveal_nb." if node.level else "") + (node.module or ""))
+    return out
+
+
+def test_method_modules_do_not_import_synthetic_data():
+    leaks = {m: sorted(n for n in _imported(ROOT / "reveal_nb" / f"{m}.py") if n.split(".")[-1].startswith("synth"))
+             for m in METHOD_MODULES}
+    assert not any(leaks.values()), f"method modules importing reveal-synth: { {m: v for m, v in leaks.items() if v} }"
+
+
+def test_the_check_sees_a_lazy_import(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("def f():\n    from reveal_nb.synth_questions import is_sufficient\n    from .synth import generate\n")
+    assert {"reveal_nb.synth_questions", "reveal_nb.synth"} <= _imported(p)
