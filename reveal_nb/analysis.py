@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text,
                             config_to_dict, mmss, paired_difference, read_jsonl_records, wilson, with_overrides)
-from .loop import VARIANTS, answer_letters, run_fingerprint
+from .answerer import answer_letters
+from .loop import VARIANTS, run_fingerprint
 
 # %% auto #0
 __all__ = ['PUBLISHED', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'REPORT_PARAMETERS', 'REPORTS', 'REPORT_VARIANTS',
@@ -173,7 +174,7 @@ def evidence_block(pieces: list[dict]) -> str:
     return "\n".join(f"[{mmss(e['start'])}-{mmss(e['end'])}] (L{e['level']}) {e['text']}" for e in sorted(pieces, key=lambda e: (e["start"], e["level"])))
 
 def answer_jobs(models, cfg: RevealConfig, jobs: list[tuple[str, dict, str]]) -> list[str | None]:
-    "The answerer's letter for each (question, options, evidence text), read as the loop reads it (`loop.answer_letters`)."
+    "The answerer's letter for each (question, options, evidence text), read as the loop reads it (`answerer.answer_letters`)."
     if not jobs: return []
     caches = {}
     return [a["letter"] for a in answer_letters(models.llm, models.enc, cfg, [dict(question=q, options=o, evidence=ev, cache=caches.setdefault((q, tuple(o.items())), {}))

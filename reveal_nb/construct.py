@@ -13,7 +13,8 @@ from .rubrics import QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool
 from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 from .readings import run_readings, select_by_form
 from .planner import format_options
-from .loop import answer_letters, run_fingerprint
+from .answerer import answer_letters
+from .loop import run_fingerprint
 
 # %% auto #0
 __all__ = ['TEACHER_SYSTEM', 'TEACHER_PROMPT', 'EDIT_OPS', 'EDIT_WEIGHTS', 'PROPOSE_SYSTEM', 'PROPOSE_PROMPT', 'candidate_query',
@@ -95,7 +96,7 @@ def evidence_of(cands: list[dict], ids) -> str:
 
 def answer_three_ways(llm, pairs: list[dict], cfg: RevealConfig, enc=None) -> list[dict]:
     """The answer model's choice with E+, without evidence and with E- for each pair {question, options, positive, negative}, read as the
-    run's family reads answers (`loop.answer_letters`). 'supported': the evidence raised the chosen option's likelihood (always True when generated)."""
+    run's family reads answers (`answerer.answer_letters`). 'supported': the evidence raised the chosen option's likelihood (always True when generated)."""
     jobs = [dict(question=p["question"], options=p["options"], evidence=ev, cache=cache) for p in pairs for cache in [{}] for ev in (p["positive"], "", p["negative"])]
     got = answer_letters(llm, enc, cfg, jobs)
     def read(a, with_evidence=True):

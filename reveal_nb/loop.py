@@ -16,14 +16,14 @@ from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
 from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action, action_from_reply, clip_words,
                                decompose_request, format_options, is_negation, negation_probes, repair_request, retrieve,
                                screen_queries, uniform_unvisited, _queries_schema)
-from .readings import RunReadings, answer_letter, read_options, run_readings, select_by_form
+from .readings import RunReadings, run_readings, select_by_form
+from .answerer import answer_letters, frames_for_answer
 from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 
 # %% auto #0
-__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'ANSWER_PROMPT', 'ANSWER_SYSTEM', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant',
-           'memory_config', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
-           'select_criteria', 'admit_round', 'judge', 'decide', 'letter_request', 'answer_letters', 'answer_frames',
-           'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
+__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config', 'QuestionRun',
+           'start_run', 'followup_request', 'plan_round', 'execute_action', 'select_criteria', 'admit_round', 'judge',
+           'decide', 'answer_frames', 'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -167,45 +167,10 @@ def decide(run: QuestionRun, v: dict, t: int, cfg: RevealConfig):
         run.done, run.stop_reason = True, f"budget: {cfg.max_rounds} rounds" + (f", rho {v['rho']:.3f} {'>=' if v['sufficient'] else '<'} tau {cfg.tau}" if variant.stop == "rubric" else "")
     run.om.set_missing(v.get("missing", "") if variant.stop in ("rubric", "no_rubric") else "")
 
-# %% ../nbs/12_loop.ipynb #8d3c037a
-ANSWER_PROMPT = string.Template("Evidence from the video:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
-                                "Answer with the letter of the correct option.")
-ANSWER_SYSTEM = "You answer multiple-choice questions about a video from the evidence given."
-
-def letter_request(question: str, options: dict, evidence: str, images=()) -> ChatRequest:
-    "The answerer's constrained-letter call for any evidence text (empty = no evidence)."
-    schema = {"type": "object", "additionalProperties": False, "required": ["answer"],
-              "properties": {"answer": {"type": "string", "enum": list(options)}}}
-    prompt = ANSWER_PROMPT.substitute(evidence=evidence or "(no evidence)", question=question, options=format_options(options))
-    return ChatRequest([{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": prompt}], role="answerer",
-                       schema=schema, max_new_tokens=16, images=list(images))
-
-# %% ../nbs/12_loop.ipynb #115b8fa1
-def answer_letters(llm, enc, cfg: RevealConfig, jobs: list[dict], readings: RunReadings | None = None, images=None) -> list[dict]:
-    """The answer for each job {question, options, evidence, cache?}: {reading, letter (None if unusable), note, calls, ...}.
-    One batched call; `images[i]`, if given, go with job i to a vision-capable backbone."""
-    readings = readings or run_readings(cfg, llm, enc)
-    if readings.answer == "generate":
-        reqs = [letter_request(j["question"], j["options"], j["evidence"], images[i] if images else ()) for i, j in enumerate(jobs)]
-        return [dict(reading="generate", letter=r.parsed["answer"] if r.ok else None, note="" if r.ok else f"reply unusable: {r.error}",
-                     calls=[call_record(r)]) for r in llm.chat_batch(reqs, strict=False)]
-    out = []
-    for j, r in zip(jobs, read_options(llm, enc, jobs, role="answerer")):
-        letter = answer_letter(r, j["question"], j["options"], readings.calibration)
-        out.append(dict(reading="option_text", letter=letter, gains={l: round(float(g), 4) for l, g in zip(j["options"], r["gain"])},
-                        note="", calls=r["calls"]))
-    return out
-
 # %% ../nbs/12_loop.ipynb #68fd2d49
 def answer_frames(run: QuestionRun, cfg: RevealConfig) -> list:
-    "Frames for a vision-capable answerer: uniform over a short video, inside the evidence spans of a long one."
-    from reveal_nb.video import frames_in_span
-    video, dur = run.item.video_path, run.mem.meta["duration"]
-    if dur <= cfg.short_video_seconds: spans = [(0.0, dur)]
-    else: spans = run.om.covered_spans() or [(0.0, dur)]
-    per = max(1, cfg.max_answer_frames // len(spans))
-    frames = [f for a, b in spans for f in frames_in_span(video, a, b, fps=cfg.answer_fps, max_frames=per, max_side=cfg.decode_max_side)[1]]
-    return frames[:cfg.max_answer_frames]
+    "The frames a vision-capable answerer gets for one run (`answerer.frames_for_answer` over its evidence spans)."
+    return frames_for_answer(run.item.video_path, run.mem.meta["duration"], run.om.covered_spans(), cfg)
 
 # %% ../nbs/12_loop.ipynb #ae6a3aff
 def answer_batch(runs: list, llm, cfg: RevealConfig, enc=None, readings: RunReadings | None = None):
