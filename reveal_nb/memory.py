@@ -4,6 +4,7 @@
 
 # %% ../nbs/07_memory.ipynb #629dda7d
 from __future__ import annotations
+from fastcore.basics import patch
 import hashlib, io, json, os, string, sys, time, warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -16,7 +17,7 @@ from .segment import Segment, segment_stats, segment_video
 # %% auto #0
 __all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PROMPT', 'cached_file_sha256', 'memory_root',
            'memory_key', 'provided_narrative', 'caption_segments', 'l1_items', 'summarise_level', 'make_index',
-           'index_memory', 'build_memory', 'OfflineMemory', 'search_text', 'search_visual', 'describe']
+           'index_memory', 'build_memory', 'OfflineMemory']
 
 # %% ../nbs/07_memory.ipynb #74a3fd26
 MEMORY_FORMAT = 2
@@ -296,6 +297,7 @@ class OfflineMemory:
         return np.stack([self._mats[self._rows[i][0]][self._rows[i][1]] for i in ids]) if ids else np.zeros((0, self._mats[1].shape[1]), np.float32)
 
 # %% ../nbs/07_memory.ipynb #f3fee033
+@patch
 def search_text(self: OfflineMemory, query_vectors, cfg: RevealConfig | None = None, levels=(1, 2, 3)) -> list[list[dict]]:
     "Per query: the top cfg.top_k_l1 / top_k_l2 / top_k_l3 items of each of `levels` by cosine."
     cfg = cfg or RevealConfig()
@@ -310,6 +312,7 @@ def search_text(self: OfflineMemory, query_vectors, cfg: RevealConfig | None = N
             out[q] += [self.by_id[self.ids[lvl][i]] | dict(score=float(s)) for s, i in zip(S[q], I[q]) if i >= 0]
     return out
 
+@patch
 def search_visual(self: OfflineMemory, query_vectors, k: int = 8) -> list[list[dict]]:
     "Per query: the top-k L1 segments by keyframe similarity (needs a joint text-image encoder)."
     if self.visual is None:
@@ -319,9 +322,8 @@ def search_visual(self: OfflineMemory, query_vectors, k: int = 8) -> list[list[d
     l1 = self.level(1)
     return [[l1[i] | dict(score=float(s)) for s, i in zip(S[q], I[q]) if i >= 0] for q in range(len(Q))]
 
-OfflineMemory.search_text, OfflineMemory.search_visual = search_text, search_visual
-
 # %% ../nbs/07_memory.ipynb #cfb6a7b6
+@patch
 def describe(self: OfflineMemory, n: int = 3, width: int = 110) -> str:
     "A readable summary of the memory."
     m = self.meta
@@ -334,5 +336,3 @@ def describe(self: OfflineMemory, n: int = 3, width: int = 110) -> str:
         for x in self.level(lvl)[:n]:
             lines.append(f"  {x['id']} [{mmss(x['start'])}-{mmss(x['end'])}] {(x['text'] or '(no text)')[:width]}")
     return "\n".join(lines)
-
-OfflineMemory.describe = describe

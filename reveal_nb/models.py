@@ -9,15 +9,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import jsonschema
+from fastcore.basics import patch
 from .core import RevealConfig, RevealInputError, cache_root, sha256_file
 
 # %% auto #0
 __all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'VLLM_STRUCTURED_OUTPUTS', 'ChatRequest',
            'ChatResult', 'usage_totals', 'call_record', 'UsageLedger', 'StructuredOutputError', 'parse_structured',
-           'ChatBackend', 'chat_batch', 'chat', 'ScoreRequest', 'ScoreResult', 'score_batch', 'weights_identity',
-           'ReplyCache', 'reply_cache', 'cache_stats', 'ScriptedBackend', 'bundled_gguf_path', 'dequantized_model_dir',
-           'resolve_model_path', 'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages',
-           'VLLMBackend', 'ModelServerError', 'OpenAIBackend', 'make_llm']
+           'ChatBackend', 'ScoreRequest', 'ScoreResult', 'weights_identity', 'ReplyCache', 'ScriptedBackend',
+           'bundled_gguf_path', 'dequantized_model_dir', 'resolve_model_path', 'TransformersBackend',
+           'GrammarLogitsProcessor', 'tiny_random_vlm', 'openai_messages', 'VLLMBackend', 'ModelServerError',
+           'OpenAIBackend', 'make_llm']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
 ROLES = ("planner", "verifier", "answerer", "summarizer", "captioner", "teacher", "proposer", "other")
@@ -111,6 +112,7 @@ class _Raw:
 class ChatBackend:
     "Base class: batching, structured-output validation with bounded retries, usage accounting."
     name = "base"
+    supports_scoring = False        # only an in-process model can score continuations (`score_batch`)
     def __init__(self, cfg: RevealConfig | None = None):
         self.cfg = cfg or RevealConfig()
         self.ledger = UsageLedger()
@@ -124,6 +126,7 @@ def _retry_temperature(cfg, attempt):
     "Greedy first; retries sample, or they would repeat the same reply."
     return cfg.temperature if attempt == 0 else max(cfg.temperature, 0.7)
 
+@patch
 def chat_batch(self: ChatBackend, requests: list[ChatRequest], strict: bool = True) -> list[ChatResult]:
     "Run `requests`; structured ones are validated and retried. Raises `StructuredOutputError` if strict."
     results = [ChatResult("", r.role, attempts=0, backend=self.name, model=self.model_name) for r in requests]
@@ -149,9 +152,8 @@ def chat_batch(self: ChatBackend, requests: list[ChatRequest], strict: bool = Tr
                                     f"{results[i].attempts} attempts; last error: {results[i].error}")
     return results
 
-ChatBackend.chat_batch = chat_batch
-
 # %% ../nbs/01_models.ipynb #8a209fef
+@patch
 def chat(self: ChatBackend, messages, role="other", schema=None, system=None, max_new_tokens=None,
          images=(), strict=True) -> ChatResult:
     "One call. `messages` may be a string (the user turn); `system` adds a system turn."
@@ -159,8 +161,6 @@ def chat(self: ChatBackend, messages, role="other", schema=None, system=None, ma
     if system: messages = [{"role": "system", "content": system}] + list(messages)
     req = ChatRequest(list(messages), role=role, schema=schema, max_new_tokens=max_new_tokens, images=list(images))
     return self.chat_batch([req], strict=strict)[0]
-
-ChatBackend.chat = chat
 
 # %% ../nbs/01_models.ipynb #83bfb45a
 @dataclass
@@ -191,8 +191,7 @@ class ScoreResult:
     cached: bool = False
 
 # %% ../nbs/01_models.ipynb #a65c7fa3
-ChatBackend.supports_scoring = False
-
+@patch
 def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreResult]:
     "Log-likelihood of each request's continuations after its prompt; every request is recorded in the ledger."
     if not self.supports_scoring:
@@ -200,8 +199,6 @@ def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreRe
     results = self._score_cached(list(requests))
     for r in results: self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens), latency_s=r.latency_s, cached=r.cached))
     return results
-
-ChatBackend.score_batch = score_batch
 
 # %% ../nbs/01_models.ipynb #6dd9cad4
 REPLY_CACHE_VERSION = 2   # raise when a change to the backends changes what a request returns (2: latency is a batch row's share)
@@ -256,8 +253,10 @@ class ReplyCache:
         with self._lock: return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
 
 # %% ../nbs/01_models.ipynb #755289d7
-ChatBackend._identity = lambda self: None
+@patch
+def _identity(self: ChatBackend): return None          # the base backend names no weights: nothing is cached
 
+@patch
 def reply_cache(self: ChatBackend) -> ReplyCache | None:
     "This backend's reply cache, or None (turned off, or a backend that cannot name its weights)."
     if not self.cfg.reply_cache: return None
@@ -278,6 +277,7 @@ def _through_cache(self: ChatBackend, requests, describe, run, to_json, from_jso
     cache.put_many({keys[i]: (texts[i], to_json(out)) for i, out in fresh.items()})
     return [fresh[i] if i in fresh else from_json(found[k], requests[i]) for i, k in enumerate(keys)]
 
+@patch
 def _generate_cached(self: ChatBackend, requests, temperature, seed) -> list:
     "`_generate`, run only for the requests whose reply is not stored yet."
     describe = lambda r: dict(kind="chat", messages=r.messages, images=[_opaque(im) for im in r.images], schema=r.schema,
@@ -286,6 +286,7 @@ def _generate_cached(self: ChatBackend, requests, temperature, seed) -> list:
     return _through_cache(self, requests, describe, lambda rs: self._generate(rs, temperature, seed), asdict,
                           lambda d, r: _Raw(**{**d, "cached": True}))
 
+@patch
 def _score_cached(self: ChatBackend, requests) -> list:
     "`_score`, run only for the requests whose scores are not stored yet."
     describe = lambda r: dict(kind="score", messages=r.messages, continuations=list(r.continuations))
@@ -293,13 +294,11 @@ def _score_cached(self: ChatBackend, requests) -> list:
     return _through_cache(self, requests, describe, self._score, keep,
                           lambda d, r: ScoreResult(role=r.role, backend=self.name, model=self.model_name, cached=True, **d))
 
+@patch
 def cache_stats(self: ChatBackend) -> dict:
     "Replies reused from the cache and replies the model wrote, in this backend's lifetime."
     c = getattr(self, "_reply_cache", None)
     return dict(reused=c.hits if c else 0, computed=c.misses if c else 0, path=str(c.path) if c else None)
-
-ChatBackend.reply_cache, ChatBackend._generate_cached, ChatBackend._score_cached, ChatBackend.cache_stats = \
-    reply_cache, _generate_cached, _score_cached, cache_stats
 
 # %% ../nbs/01_models.ipynb #52ee07ef
 class ScriptedBackend(ChatBackend):
@@ -383,6 +382,8 @@ def resolve_model_path(spec: str, cfg: RevealConfig | None = None) -> Path:
 class TransformersBackend(ChatBackend):
     "In-process Hugging Face model; structured output by xgrammar-constrained decoding."
     name = "transformers"
+    supports_scoring = True
+    min_shared_prefix = 32          # tokens; a shorter common prompt start is not worth a separate pass
     def __init__(self, cfg: RevealConfig | None = None, model_path=None):
         super().__init__(cfg)
         import torch
@@ -404,6 +405,7 @@ class TransformersBackend(ChatBackend):
     def _identity(self): return dict(backend=self.name, weights=weights_identity(self.path), dtype="float32")
 
 # %% ../nbs/01_models.ipynb #ce7451d3
+@patch
 def _grammar(self: TransformersBackend, schema: dict):
     import xgrammar as xgr
     if self._compiler is None:
@@ -413,10 +415,9 @@ def _grammar(self: TransformersBackend, schema: dict):
     if key not in self._grammars: self._grammars[key] = self._compiler.compile_json_schema(key, any_whitespace=False)
     return self._grammars[key]
 
-TransformersBackend._grammar = _grammar
-
 # %% ../nbs/01_models.ipynb #2985c410
-def _generate_tf(self: TransformersBackend, requests, temperature, seed):
+@patch
+def _generate(self: TransformersBackend, requests, temperature, seed):
     groups = {}
     for i, r in enumerate(requests):
         groups.setdefault((r.schema is not None, r.max_new_tokens or self.cfg.max_new_tokens), []).append(i)
@@ -425,8 +426,6 @@ def _generate_tf(self: TransformersBackend, requests, temperature, seed):
         for i, raw in zip(idx, self._generate_group([requests[i] for i in idx], structured, cap, temperature, seed)):
             out[i] = raw
     return out
-
-TransformersBackend._generate = _generate_tf
 
 # %% ../nbs/01_models.ipynb #4c8caed1
 def _vlm_messages(req: ChatRequest) -> list:
@@ -479,10 +478,12 @@ def _cache_kw(model) -> str:
     import inspect
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
+@patch
 def _eos_ids(self: TransformersBackend) -> set:
     e = self.model.generation_config.eos_token_id
     return set(e if isinstance(e, list) else [e]) | {self.tokenizer.eos_token_id}
 
+@patch
 def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None, extend: int = 0, prefix=None) -> list:
     """New token ids per row of a left-padded batch; a finished row leaves the batch and its KV cache at once.
     With grammars, a reply still open at `cap` tokens continues for up to `extend` more budgets of `cap`.
@@ -516,6 +517,7 @@ def _decode(self: TransformersBackend, enc, cap, temperature, grammars=None, ext
         logits = model(input_ids=nxt[:, None], attention_mask=mask, position_ids=pos, use_cache=True, **{kw: cache}).logits
     return toks
 
+@patch
 def _prompt_ids(self: TransformersBackend, messages) -> list:
     "Token ids of a text-only chat prompt, ending where the assistant's reply starts."
     if any(not isinstance(m["content"], str) for m in messages):
@@ -531,10 +533,10 @@ def _shared_prefix(a: list, b: list) -> int:
         n += 1
     return n
 
-TransformersBackend._eos_ids, TransformersBackend._decode, TransformersBackend._prompt_ids = _eos_ids, _decode, _prompt_ids
-TransformersBackend.min_shared_prefix = 32   # tokens; a shorter common prompt start is not worth a separate pass
+
 
 # %% ../nbs/01_models.ipynb #81a1162e
+@patch
 def _generate_group(self: TransformersBackend, requests, structured, cap, temperature, seed):
     import torch
     if any(r.images for r in requests) and not self.is_vlm:
@@ -568,12 +570,9 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
         raws.append(_Raw(self.tokenizer.decode(row[:n], skip_special_tokens=True).strip(), P + int(mask.sum()), n, dt / len(rows)))
     return raws
 
-TransformersBackend._generate_group = _generate_group
-
 # %% ../nbs/01_models.ipynb #dadf2ccb
-TransformersBackend.supports_scoring = True
-
-def _score_tf(self: TransformersBackend, requests):
+@patch
+def _score(self: TransformersBackend, requests):
     import copy, torch
     from transformers import DynamicCache
     kw, out, prev = _cache_kw(self.model), [], None   # prev: (prompt ids, KV cache of that prompt alone)
@@ -604,8 +603,6 @@ def _score_tf(self: TransformersBackend, requests):
                 lps = [a + b for a, b in zip(lps, (lp * keep).sum(1).tolist())]
         out.append(ScoreResult(lps, [len(c) for c in conts], req.role, P, time.time() - t0, self.name, self.model_name))
     return out
-
-TransformersBackend._score = _score_tf
 
 # %% ../nbs/01_models.ipynb #06b474a5
 TINY_VLM_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
@@ -702,6 +699,7 @@ class OpenAIBackend(ChatBackend):
     def _identity(self): return dict(backend=self.name, url=self.base, model=self.model_name)
 
 # %% ../nbs/01_models.ipynb #377e6336
+@patch
 def _http(self: OpenAIBackend, method, path, body=None):
     "JSON request with bounded retries on connection errors and 5xx answers."
     url, data = self.base + path, (json.dumps(body).encode() if body is not None else None)
@@ -718,15 +716,15 @@ def _http(self: OpenAIBackend, method, path, body=None):
         time.sleep(min(0.5 * 2 ** attempt, 8))
     raise ModelServerError(f"{method} {url} failed: {last}")
 
+@patch
 def _served_models(self: OpenAIBackend) -> list:
     ids = [m["id"] for m in self._http("GET", "/models").get("data", [])]
     if not ids: raise ModelServerError(f"{self.base}/models lists no model")
     return ids
 
-OpenAIBackend._http, OpenAIBackend._served_models = _http, _served_models
-
 # %% ../nbs/01_models.ipynb #341e1aca
-def _generate_http(self: OpenAIBackend, requests, temperature, seed):
+@patch
+def _generate(self: OpenAIBackend, requests, temperature, seed):
     def one(r):
         body = dict(model=self.model_name, messages=openai_messages(r), temperature=temperature, seed=seed,
                     max_tokens=r.max_new_tokens or self.cfg.max_new_tokens)
@@ -737,8 +735,6 @@ def _generate_http(self: OpenAIBackend, requests, temperature, seed):
                     usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), dt)
     with ThreadPoolExecutor(max_workers=min(len(requests), self.cfg.llm_batch_size)) as ex:
         return list(ex.map(one, requests))
-
-OpenAIBackend._generate = _generate_http
 
 # %% ../nbs/01_models.ipynb #b0861f4c
 def make_llm(cfg: RevealConfig | None = None, **kw) -> ChatBackend:

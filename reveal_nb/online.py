@@ -4,13 +4,13 @@
 
 # %% ../nbs/08_online.ipynb #4b31b95d
 from __future__ import annotations
+from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 import numpy as np
 from .core import RevealConfig, RevealInputError, mmss
 
 # %% auto #0
-__all__ = ['Evidence', 'OnlineMemory', 'admit', 'record_attempts', 'set_missing', 'covered_spans', 'planner_view',
-           'evidence_text', 'to_dict']
+__all__ = ['Evidence', 'OnlineMemory']
 
 # %% ../nbs/08_online.ipynb #1d942a0b
 @dataclass
@@ -40,6 +40,7 @@ class OnlineMemory:
         self.rejected: list[dict] = []   # for the trace: what was turned away and why
 
 # %% ../nbs/08_online.ipynb #f8654280
+@patch
 def admit(self: OnlineMemory, candidates: list[dict], vectors: np.ndarray, round: int) -> list[Evidence]:
     "Admit new, non-duplicate candidates (cosine ≤ dedup_cosine to everything cached); returns the admitted."
     vectors = np.asarray(vectors, np.float32)
@@ -61,20 +62,19 @@ def admit(self: OnlineMemory, candidates: list[dict], vectors: np.ndarray, round
         self.evidence.append(e); self.vectors = np.vstack([self.vectors, v[None]]); added.append(e)
     return added
 
-OnlineMemory.admit = admit
-
 # %% ../nbs/08_online.ipynb #d9d73fa7
+@patch
 def record_attempts(self: OnlineMemory, queries: list[str], admitted: list[Evidence]):
     "Add the queries to the history with, for each, whether it contributed new evidence."
     credited = {q for e in admitted for q in (e.found_by or [e.source])}
     for q in queries:
         self.history.append(q); self.new_evidence.append(q in credited)
 
+@patch
 def set_missing(self: OnlineMemory, analysis: str): self.missing = analysis.strip()
 
-OnlineMemory.record_attempts, OnlineMemory.set_missing = record_attempts, set_missing
-
 # %% ../nbs/08_online.ipynb #6efbf284
+@patch
 def covered_spans(self: OnlineMemory) -> list[tuple[float, float]]:
     "Disjoint, sorted time spans covered by L1 evidence (L2/L3 summaries span too much to count)."
     spans = sorted((e.start, e.end) for e in self.evidence if e.level == 1)
@@ -84,22 +84,21 @@ def covered_spans(self: OnlineMemory) -> list[tuple[float, float]]:
         else: out.append((a, b))
     return out
 
+@patch
 def planner_view(self: OnlineMemory) -> dict:
     "(H_t, N_t, A_t) with the question, options and covered time spans: all the planner may see."
     return dict(question=self.question, options=self.options,
                 history=[dict(query=q, found_new_evidence=n) for q, n in zip(self.history, self.new_evidence)],
                 missing_evidence=self.missing, covered=[(round(a, 1), round(b, 1)) for a, b in covered_spans(self)])
 
-OnlineMemory.covered_spans, OnlineMemory.planner_view = covered_spans, planner_view
-
 # %% ../nbs/08_online.ipynb #319363f0
+@patch
 def evidence_text(self: OnlineMemory) -> str:
     "Admitted evidence, in time order, one line each: [mm:ss-mm:ss] (L1) text."
     return "\n".join(f"[{mmss(e.start)}-{mmss(e.end)}] (L{e.level}) {e.text}" for e in sorted(self.evidence, key=lambda e: (e.start, e.level)))
 
+@patch
 def to_dict(self: OnlineMemory) -> dict:
     "The whole state as plain data (for the trace)."
     return dict(evidence=[asdict(e) for e in self.evidence], visited=sorted(self.visited), history=list(self.history),
                 new_evidence=list(self.new_evidence), missing=self.missing, rejected=list(self.rejected))
-
-OnlineMemory.evidence_text, OnlineMemory.to_dict = evidence_text, to_dict
