@@ -10,9 +10,9 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters', 'config_to_dict',
-           'config_from_dict', 'config_fingerprint', 'describe_config', 'atomic_write_bytes', 'atomic_write_text',
-           'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_jsonl_records', 'append_jsonl',
-           'cache_root', 'wilson', 'paired_difference', 'auroc']
+           'config_from_dict', 'config_fingerprint', 'fields_with', 'describe_config', 'atomic_write_bytes',
+           'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_jsonl_records',
+           'append_jsonl', 'cache_root', 'wilson', 'paired_difference', 'auroc']
 
 # %% ../nbs/00_core.ipynb #2f239039
 class RevealInputError(ValueError):
@@ -45,27 +45,27 @@ def _check(cfg):
 class RevealConfig:
     "Every REVEAL hyperparameter, with the paper's defaults."
     # --- frames and quality filter (appendix B.2) ---
-    fps: float = _f(1.0, "frame sampling rate for memory construction (frames per second)", lo=0.01, hi=30)
-    dark_mean: float = _f(16.0, "a frame whose mean grey level (0-255) is below this is near-black", lo=0, hi=255)
-    bright_mean: float = _f(240.0, "a frame whose mean grey level is above this is near-white", lo=0, hi=255)
-    uniform_std: float = _f(6.0, "a frame whose grey-level standard deviation is below this is nearly uniform", lo=0, hi=128)
-    min_jpeg_bits_per_pixel: float = _f(0.03, "a frame whose JPEG (quality 75) exceeds a flat frame's by fewer bits per pixel than this is nearly uniform", lo=0, hi=24)
-    blur_laplacian_var: float = _f(15.0, "a frame whose Laplacian variance is below this is blurred (absolute floor)", lo=0, hi=1e6)
-    blur_relative: float = _f(0.1, "a frame whose Laplacian variance is below this share of the video's median is blurred", lo=0, hi=1)
-    decode_max_side: int = _f(256, "frames are decoded with their longer side scaled down to this many pixels (0 = full size)", lo=0, hi=8192)
+    fps: float = _f(1.0, "frame sampling rate for memory construction (frames per second)", lo=0.01, hi=30, memory=True)
+    dark_mean: float = _f(16.0, "a frame whose mean grey level (0-255) is below this is near-black", lo=0, hi=255, memory=True)
+    bright_mean: float = _f(240.0, "a frame whose mean grey level is above this is near-white", lo=0, hi=255, memory=True)
+    uniform_std: float = _f(6.0, "a frame whose grey-level standard deviation is below this is nearly uniform", lo=0, hi=128, memory=True)
+    min_jpeg_bits_per_pixel: float = _f(0.03, "a frame whose JPEG (quality 75) exceeds a flat frame's by fewer bits per pixel than this is nearly uniform", lo=0, hi=24, memory=True)
+    blur_laplacian_var: float = _f(15.0, "a frame whose Laplacian variance is below this is blurred (absolute floor)", lo=0, hi=1e6, memory=True)
+    blur_relative: float = _f(0.1, "a frame whose Laplacian variance is below this share of the video's median is blurred", lo=0, hi=1, memory=True)
+    decode_max_side: int = _f(256, "frames are decoded with their longer side scaled down to this many pixels (0 = full size)", lo=0, hi=8192, memory=True)
     decode_batch: int = _f(64, "frames decoded per batch (bounds memory on long, large videos)", lo=1, hi=4096)
     # --- segmentation (§3.1) ---
-    segmentation: str = _f("adaptive", "'adaptive' (greedy grouping by visual similarity) or 'fixed' (ablation baseline)", choices=("adaptive", "fixed"))
-    theta: float = _f(0.8, "adjacent frames join one L1 segment while their visual cosine similarity exceeds θ", lo=-1, hi=1)
-    fixed_segment_seconds: float = _f(10.0, "segment length for fixed chunking (seconds)", lo=0.5, hi=3600)
+    segmentation: str = _f("adaptive", "'adaptive' (greedy grouping by visual similarity) or 'fixed' (ablation baseline)", choices=("adaptive", "fixed"), memory=True)
+    theta: float = _f(0.8, "adjacent frames join one L1 segment while their visual cosine similarity exceeds θ", lo=-1, hi=1, memory=True)
+    fixed_segment_seconds: float = _f(10.0, "segment length for fixed chunking (seconds)", lo=0.5, hi=3600, memory=True)
     # --- offline memory hierarchy (appendix B.2) ---
-    captioner: str = _f("provided", "L1 narratives: 'provided' (the dataset's timestamped captions/narration aligned to each segment, the CPU mode) or 'vlm' (the chat model on the segment's frames and subtitles)", choices=("provided", "vlm"))
-    caption_frames: int = _f(8, "frames per segment shown to a VLM captioner", lo=1, hi=256)
+    captioner: str = _f("provided", "L1 narratives: 'provided' (the dataset's timestamped captions/narration aligned to each segment, the CPU mode) or 'vlm' (the chat model on the segment's frames and subtitles)", choices=("provided", "vlm"), memory=True)
+    caption_frames: int = _f(8, "frames per segment shown to a VLM captioner", lo=1, hi=256, memory=True)
     faiss_flat_max: int = _f(1_000_000, "levels with more items than this use an approximate (HNSW) FAISS index instead of an exact one (exact search at 100k items takes a few ms per query: bench/bench_memory.py)", lo=0, hi=10**9)
-    l2_fanin: int = _f(12, "consecutive L1 narratives summarised into one L2 entry", lo=1, hi=1000)
-    l3_fanin: int = _f(12, "consecutive L2 entries summarised into one L3 entry", lo=1, hi=1000)
-    l2_words: int = _f(120, "target length of an L2 event-timeline summary (words)", lo=10, hi=2000)
-    l3_words: int = _f(300, "target length of an L3 global narrative (words)", lo=10, hi=5000)
+    l2_fanin: int = _f(12, "consecutive L1 narratives summarised into one L2 entry", lo=1, hi=1000, memory=True)
+    l3_fanin: int = _f(12, "consecutive L2 entries summarised into one L3 entry", lo=1, hi=1000, memory=True)
+    l2_words: int = _f(120, "target length of an L2 event-timeline summary (words)", lo=10, hi=2000, memory=True)
+    l3_words: int = _f(300, "target length of an L3 global narrative (words)", lo=10, hi=5000, memory=True)
     # --- retrieval (appendix B.3) ---
     top_k_l1: int = _f(8, "L1 segment narratives retrieved per query", lo=0, hi=1000)
     top_k_l2: int = _f(4, "L2 event summaries retrieved per query", lo=0, hi=1000)
@@ -90,7 +90,7 @@ class RevealConfig:
     rerank_criterion_weight: float = _f(0.5, "rubric rerank: weight of a candidate's similarity to the selected criteria, added to its query similarity", lo=0, hi=10)
     readings: str = _f("auto", "one family of readings for every role and variant of a run: 'generate' (criteria, scores and answers generated, as in the paper) or 'likelihood' (criteria by the question's form, calibrated option-text gain + encoder match as z, the answer read from option-text likelihoods; chapter 10a); 'auto' = likelihood for an in-process model under 1B parameters, else generate", choices=("auto", "generate", "likelihood"))
     readings_calibration: str = _f("", "calibration JSON of the likelihood readings (empty = the one shipped for the bundled backbone and encoder; `reveal-nb readings calibrate` fits one)")
-    question_batch: int = _f(32, "open questions whose loop steps share one batched model call per step (1 = strictly one question at a time)", lo=1, hi=100000)
+    question_batch: int = _f(32, "open questions whose loop steps share one batched model call per step (1 = strictly one question at a time)", lo=1, hi=100000, operational=True)
     direct_max_items: int = _f(64, "direct baseline with a text-only model: L1 narratives taken uniformly over the whole video (the text stand-in for the frame cap)", lo=1, hi=100000)
     # --- frames given to the answerer (appendix B.1, B.2) ---
     short_video_seconds: float = _f(600.0, "videos at most this long get uniform frames over their whole length; longer ones get frames inside the retrieved spans", lo=0, hi=1e6)
@@ -109,28 +109,28 @@ class RevealConfig:
     construct_max_iterations: int = _f(4, "most refinement iterations", lo=0, hi=100)
     construct_patience: int = _f(2, "stop refining when validation accuracy has not improved for this many iterations", lo=1, hi=100)
     # --- models ---
-    llm_backend: str = _f("transformers", "chat backend: 'transformers' (in-process), 'vllm' (in-process vllm.LLM) or 'openai' (HTTP)", choices=("transformers", "vllm", "openai"))
-    llm_model: str = _f("bundled:smollm2-135m-instruct", "model: 'bundled:smollm2-135m-instruct', a local path, or the served model name for 'openai'")
+    llm_backend: str = _f("transformers", "chat backend: 'transformers' (in-process), 'vllm' (in-process vllm.LLM) or 'openai' (HTTP)", choices=("transformers", "vllm", "openai"), memory=True)
+    llm_model: str = _f("bundled:smollm2-135m-instruct", "model: 'bundled:smollm2-135m-instruct', a local path, or the served model name for 'openai'", memory=True)
     llm_base_url: str = _f("", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     llm_api_key_env: str = _f("OPENAI_API_KEY", "environment variable holding the server's API key (may be unset for local servers)")
-    temperature: float = _f(0.0, "sampling temperature (0 = greedy, as in the paper)", lo=0, hi=5)
+    temperature: float = _f(0.0, "sampling temperature (0 = greedy, as in the paper)", lo=0, hi=5, memory=True)
     max_new_tokens: int = _f(256, "most tokens generated per call", lo=1, hi=32768)
     llm_response_format: str = _f("json_schema", "how the 'openai' backend asks for JSON: 'json_schema' (vLLM, OpenAI) or 'json_object' (llama.cpp server)", choices=("json_schema", "json_object"))
     vllm_gpu_memory_utilization: float = _f(0.9, "share of accelerator memory vLLM may take (lower it on small or shared machines)", lo=0.01, hi=1)
     vllm_max_model_len: int = _f(0, "context length for vLLM (0 = the model's own)", lo=0, hi=10**7)
-    llm_batch_size: int = _f(8, "prompts generated together by the in-process backends", lo=1, hi=1024)
+    llm_batch_size: int = _f(8, "prompts generated together by the in-process backends", lo=1, hi=1024, operational=True)
     structured_retries: int = _f(2, "extra attempts when a structured answer is malformed or breaks its schema", lo=0, hi=20)
-    request_timeout: float = _f(120.0, "seconds before an HTTP call to a model server gives up", lo=1, hi=86400)
-    http_retries: int = _f(3, "extra attempts for an HTTP call that failed to connect or got a 5xx answer", lo=0, hi=20)
-    text_encoder: str = _f("bundled:all-minilm-l6-v2", "text encoder: 'bundled:all-minilm-l6-v2' or a local sentence-transformers path (e.g. BGE-M3)")
-    visual_encoder: str = _f("frame-descriptor", "visual encoder: 'frame-descriptor' (training-free), 'open_clip:ARCH:WEIGHTS' or 'hf:PATH' (local weights)")
+    request_timeout: float = _f(120.0, "seconds before an HTTP call to a model server gives up", lo=1, hi=86400, operational=True)
+    http_retries: int = _f(3, "extra attempts for an HTTP call that failed to connect or got a 5xx answer", lo=0, hi=20, operational=True)
+    text_encoder: str = _f("bundled:all-minilm-l6-v2", "text encoder: 'bundled:all-minilm-l6-v2' or a local sentence-transformers path (e.g. BGE-M3)", memory=True)
+    visual_encoder: str = _f("frame-descriptor", "visual encoder: 'frame-descriptor' (training-free), 'open_clip:ARCH:WEIGHTS' or 'hf:PATH' (local weights)", memory=True)
     # --- the synthetic benchmark (reveal-synth) ---
     synth_caption_omission: float = _f(0.05, "reveal-synth: share of narration lines dropped, mimicking a captioner that misses moments", lo=0, hi=1)
     synth_caption_paraphrase: float = _f(0.3, "reveal-synth: share of narration lines reworded with synonyms", lo=0, hi=1)
     seed: int = _f(0, "seed for everything random (synthetic data, uniform sampling)", lo=0, hi=2**31 - 1)
-    cache_dir: str = _f("", "where model caches and built memories go; empty = $REVEAL_NB_CACHE or ~/.cache/reveal_nb")
-    memory_dir: str = _f("", "where built video memories go; empty = <cache>/memory")
-    reply_cache: bool = _f(True, "reuse a reply the same model already gave to the exact same request (<cache>/replies.sqlite); False runs the model for every call")
+    cache_dir: str = _f("", "where model caches and built memories go; empty = $REVEAL_NB_CACHE or ~/.cache/reveal_nb", operational=True)
+    memory_dir: str = _f("", "where built video memories go; empty = <cache>/memory", operational=True)
+    reply_cache: bool = _f(True, "reuse a reply the same model already gave to the exact same request (<cache>/replies.sqlite); False runs the model for every call", operational=True)
 
     def __post_init__(self): _check(self)
 
@@ -186,6 +186,11 @@ def config_fingerprint(cfg: RevealConfig, keys=None) -> str:
     d = config_to_dict(cfg)
     if keys is not None: d = {k: d[k] for k in sorted(keys)}
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+# %% ../nbs/00_core.ipynb #3e8edd73
+def fields_with(flag: str) -> tuple[str, ...]:
+    "Names of the config fields whose metadata sets `flag` ('memory' or 'operational')."
+    return tuple(f.name for f in fields(RevealConfig) if f.metadata.get(flag))
 
 # %% ../nbs/00_core.ipynb #ad8c5777
 def describe_config(cfg: RevealConfig) -> list[tuple[str, object, str]]:

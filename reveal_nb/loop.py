@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint, config_to_dict, mmss,
-                            read_jsonl_records, with_overrides)
+                            fields_with, read_jsonl_records, with_overrides)
 from .models import ChatRequest, ScoreRequest, call_record, usage_totals
 from .online import OnlineMemory
 from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
@@ -220,7 +220,7 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     return runs
 
 # %% ../nbs/12_loop.ipynb #587de924
-OPERATIONAL_FIELDS = ("cache_dir", "memory_dir", "question_batch", "llm_batch_size", "request_timeout", "http_retries", "reply_cache")
+OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls are batched (marked in chapter 00)
 
 TRACE_FORMAT = 2
 

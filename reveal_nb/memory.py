@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text, cache_root,
-                            config_fingerprint, config_to_dict, mmss, read_jsonl_records, require_file, sha256_file)
+                            config_fingerprint, config_to_dict, fields_with, mmss, read_jsonl_records, require_file, sha256_file)
 from .video import FrameScan, VideoInfo, check_track_times, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
 
@@ -21,9 +21,7 @@ __all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PR
 
 # %% ../nbs/07_memory.ipynb #74a3fd26
 MEMORY_FORMAT = 2
-MEMORY_KEYS = ("fps", "dark_mean", "bright_mean", "uniform_std", "min_jpeg_bits_per_pixel", "blur_laplacian_var", "blur_relative",
-               "decode_max_side", "segmentation", "theta", "fixed_segment_seconds", "captioner", "caption_frames",
-               "l2_fanin", "l3_fanin", "l2_words", "l3_words", "llm_backend", "llm_model", "temperature", "text_encoder", "visual_encoder")
+MEMORY_KEYS = fields_with("memory")   # the config fields that shape a memory (marked in chapter 00)
 
 def cached_file_sha256(path, cfg: RevealConfig | None = None) -> str:
     "SHA-256 of a file's content, remembered per (path, size, mtime)."

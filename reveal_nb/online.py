@@ -89,7 +89,7 @@ def planner_view(self: OnlineMemory) -> dict:
     "(H_t, N_t, A_t) with the question, options and covered time spans: all the planner may see."
     return dict(question=self.question, options=self.options,
                 history=[dict(query=q, found_new_evidence=n) for q, n in zip(self.history, self.new_evidence)],
-                missing_evidence=self.missing, covered=[(round(a, 1), round(b, 1)) for a, b in covered_spans(self)])
+                missing_evidence=self.missing, covered=[(round(a, 1), round(b, 1)) for a, b in self.covered_spans()])
 
 # %% ../nbs/08_online.ipynb #319363f0
 @patch
