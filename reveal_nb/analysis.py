@@ -21,9 +21,10 @@ __all__ = ['PUBLISHED', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'REPORT_P
            'run_dir', 'Models', 'Run', 'missing_questions', 'ensure_runs', 'evidence_block', 'answer_jobs',
            'round_answers', 'stop_round', 'replay_grid', 'ranked_evidence', 'volume_curve', 'evidence_volume',
            'round_points', 'reliability', 'sufficiency_agreement', 'per_type', 'oracle_pieces', 'blind_answers',
-           'oracle_answers', 'failure_split', 'pick_case', 'markdown_table', 'save_report', 'run_meta', 'report_items',
-           'project_root', 'Report', 'report_config', 'report_setup', 'report_label', 'chance_note', 'reports_dir',
-           'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
+           'oracle_answers', 'failure_split', 'pick_case', 'markdown_table', 'save_report', 'run_meta', 'stale_windows',
+           'refresh_windows', 'report_items', 'project_root', 'Report', 'report_config', 'report_setup', 'report_label',
+           'chance_note', 'reports_dir', 'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan',
+           'prefetch_runs']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 _TABLE1 = """family,row,size,EgoLifeQA,Ego-R1,LVBench,Video-MME-L,LongVideoBench,Avg
@@ -368,6 +369,41 @@ def _relative(path) -> str:
     p = Path(path).resolve()
     try: return p.relative_to(project_root()).as_posix()
     except ValueError: return str(p)
+
+# %% ../nbs/16_analysis.ipynb #190d8f55
+_FENCE = "```text\n"
+
+def _window_cells(nbs_dir):
+    "(notebook path, notebook, cell, file path) of every window cell under `nbs_dir`."
+    for p in sorted(Path(nbs_dir).glob("*.ipynb")):
+        nb = json.loads(p.read_text())
+        for c in nb["cells"]:
+            for tag in c.get("metadata", {}).get("tags", []):
+                if tag.startswith("window:"): yield p, nb, c, tag[len("window:"):]
+
+def _with_text(source: str, text: str) -> str:
+    head, _, rest = source.partition(_FENCE)
+    _, _, tail = rest.partition("\n```")
+    return f"{head}{_FENCE}{text.rstrip()}\n```{tail}"
+
+def stale_windows(nbs_dir="nbs", root=".") -> list[str]:
+    "The window cells whose text differs from their file (or whose file is missing), as 'notebook: file'."
+    out = []
+    for p, nb, c, f in _window_cells(nbs_dir):
+        src, path = "".join(c["source"]), Path(root) / f
+        if _FENCE not in src or not path.exists() or _with_text(src, path.read_text()) != src: out.append(f"{p.name}: {f}")
+    return out
+
+def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
+    "Rewrite every window cell's fenced text from its file (atomically); returns the notebooks changed."
+    changed = {}
+    for p, nb, c, f in _window_cells(nbs_dir):
+        path = Path(root) / f
+        if not path.exists(): continue
+        new = _with_text("".join(c["source"]), path.read_text())
+        if new != "".join(c["source"]): c["source"] = new.splitlines(True); changed[p] = nb
+    for p, nb in changed.items(): atomic_write_text(p, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return [p.name for p in changed]
 
 # %% ../nbs/16_analysis.ipynb #e7180d9d
 def report_items(bench: str, root, split: str = "test", size: str = "mini", limit: int | None = None, cfg: RevealConfig | None = None,

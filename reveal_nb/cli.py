@@ -174,7 +174,7 @@ def _cmd_eval(a, cfg):
     print(f"traces: {out / 'traces.jsonl'}; scores: {out / 'scores.json'}")
 
 def _cmd_figures(a, cfg):
-    from reveal_nb.analysis import run_reports
+    from reveal_nb.analysis import refresh_windows, run_reports
     if a.config: raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as --set KEY=VALUE (they reach every report notebook)")
     params = dict(bench=a.bench, root=a.root or f"data/reveal-synth-{a.size}", size=a.size, splits=a.splits, limit=a.limit, runs=a.runs, out=a.out, overrides=list(a.sets))
     for p in a.params:
@@ -185,6 +185,8 @@ def _cmd_figures(a, cfg):
     thetas = [float(t) for t in a.thetas.split(",") if t.strip()]
     done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas, jobs=a.jobs)
     print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
+    if Path(a.out).resolve() == Path("figures").resolve() and Path("nbs").is_dir():      # the committed figures: chapters' windows follow
+        for name in refresh_windows("nbs", "."): print(f"window refreshed: nbs/{name}")
     print(f"{'total':28} {sum(d['seconds'] for d in done):8.1f} s; figures and tables in {a.out}/, executed notebooks in {a.runs}/notebooks/")
 
 def _cmd_merge(a, cfg):

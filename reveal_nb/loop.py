@@ -207,16 +207,16 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     for t in range(cfg.max_rounds if v.iterative else 1):
         live = [r for r in runs if not r.done]
         if not live: break
-        actions = plan_round(live, t, llm, cfg)
-        executed = [execute_action(r, a, enc, cfg) for r, a in zip(live, actions)]
-        if v.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)
-        steps = [admit_round(r, c, q, t, pool, cfg) for r, (c, q) in zip(live, executed)]
-        verdicts = judge(live, llm, pool, cfg, enc, readings)
+        actions = plan_round(live, t, llm, cfg)                                              # 1 plan
+        executed = [execute_action(r, a, enc, cfg) for r, a in zip(live, actions)]           # 2 retrieve,
+        if v.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)          #   select criteria,
+        steps = [admit_round(r, c, q, t, pool, cfg) for r, (c, q) in zip(live, executed)]    #   rerank and admit
+        verdicts = judge(live, llm, pool, cfg, enc, readings)                                # 3 verify
         for r, a, (adm, kept), vd in zip(live, actions, steps, verdicts):
             r.calls += vd.get("calls", [])
-            decide(r, vd, t, cfg)
+            decide(r, vd, t, cfg)                                                            #   stop or repair
             r.rounds.append(_round_record(r, t, a, kept, adm, vd))
-    answer_batch(runs, llm, cfg, enc, readings)
+    answer_batch(runs, llm, cfg, enc, readings)                                              # 4 answer
     return runs
 
 # %% ../nbs/12_loop.ipynb #587de924

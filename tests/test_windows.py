@@ -1,0 +1,23 @@
+"""What a reader sees on a code host without running anything: the loop chapter's trace window matches the
+committed run's file, and every report notebook shows its committed figure."""
+import json, re
+from conftest import ROOT
+from reveal_nb.analysis import stale_windows
+
+
+def test_windows_show_the_committed_files():
+    assert stale_windows(ROOT / "nbs", ROOT) == [], "run `reveal-nb figures` (or `reveal_nb.analysis.refresh_windows()`)"
+
+
+def test_the_loop_chapter_opens_with_a_trace_window():
+    nb = json.loads((ROOT / "nbs" / "12_loop.ipynb").read_text())
+    first = [c for c in nb["cells"] if c["cell_type"] == "markdown"][:3]
+    assert any("window:figures/fig5_case.txt" in c["metadata"].get("tags", []) for c in first)
+
+
+def test_every_report_notebook_shows_its_committed_figure():
+    for p in sorted((ROOT / "nbs" / "reports").glob("*.ipynb")):
+        cells = [c for c in json.loads(p.read_text())["cells"] if "remove-cell" in c["metadata"].get("tags", [])]
+        images = [m for c in cells for m in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", "".join(c["source"]))]
+        assert images, f"{p.name}: no committed figure shown"
+        for im in images: assert (p.parent / im).resolve().exists(), f"{p.name}: {im} is missing"
