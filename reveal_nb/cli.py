@@ -28,8 +28,9 @@ def config_from_args(config_file=None, sets=()) -> RevealConfig:
 
 # %% ../nbs/90_cli.ipynb #1107f7f3
 def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size="mini", limit=None, variants=("reveal", "m_base"),
-             llm=None, text_encoder=None) -> dict:
-    "Generate reveal-synth, run each variant on its test split (resumable traces), write reports; returns {variant: summary}."
+             llm=None, text_encoder=None, executor=None) -> dict:
+    """Generate reveal-synth, run each variant on its test split (resumable traces), write reports; returns {variant: summary}.
+    `executor` (e.g. `evaluate.ray_executor`) runs the units elsewhere; the models are then loaded there, not here."""
     from reveal_nb.synth import generate
     from reveal_nb.benchmarks import load_reveal_synth
     from reveal_nb.models import make_llm
@@ -42,16 +43,17 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     out_dir = Path(out_dir)
     generate(data_dir, size, cfg, progress=False)
     items = load_reveal_synth(data_dir, "test")[:limit]
-    llm = llm or make_llm(cfg); enc = text_encoder or make_text_encoder(cfg)
+    if executor is None: llm = llm or make_llm(cfg); enc = text_encoder or make_text_encoder(cfg)
+    else: enc = text_encoder
     summaries = {}
     for v in variants:
         t0, vcfg = time.time(), with_overrides(cfg, {"variant": v})
-        traces = run_variant(items, vcfg, out_dir / v, llm=llm, enc=enc)
+        traces = run_variant(items, vcfg, out_dir / v, llm=llm, enc=enc, executor=executor)
         summaries[v] = summarize(traces) | dict(seconds=round(time.time() - t0, 1), traces=str(out_dir / v / "traces.jsonl"))
         show = next((t for t in traces if t["n_rounds"] > 1), traces[0])
         atomic_write_text(out_dir / v / "example_trace.txt", render_trace(show, vcfg.tau) + "\n")
         summaries[v]["example_trace"] = str(out_dir / v / "example_trace.txt")
-        summaries[v]["reply_cache"] = llm.cache_stats()          # so far in this call: replies reused and written
+        summaries[v]["reply_cache"] = llm.cache_stats() if executor is None else None     # so far in this call: replies reused and written
         atomic_write_json(out_dir / v / "report.json", dict(summary=summaries[v], config=config_to_dict(vcfg), data=str(data_dir), size=size))
     return summaries
 
@@ -113,7 +115,13 @@ def _cmd_memory(a, cfg):
 def _cmd_demo(a, cfg):
     from reveal_nb.traces import compare_table
     from reveal_nb.readings import readings_line
-    reps = run_demo(cfg, a.out, data_dir=a.data, size=a.size, limit=a.limit, variants=tuple(a.variants.split(",")))
+    if a.workers < 1: raise RevealInputError("--workers", "workers", f"{a.workers}: at least one")
+    executor = None
+    if a.workers > 1:
+        from reveal_nb.evaluate import ray_executor
+        executor = ray_executor(None, a.workers)
+    reps = run_demo(cfg, a.out, data_dir=a.data or f"data/reveal-synth-{a.size}", size=a.size, limit=a.limit,
+                    variants=tuple(a.variants.split(",")), executor=executor)
     first = next(iter(reps.values()))
     print(f"reveal-synth {a.size} test split, {first['n']} questions; backbone {first['backbone']['model']} ({first['backbone']['backend']}); "
           f"readings: {readings_line(reps.get('reveal', first)['readings'])}")
@@ -125,7 +133,7 @@ def _cmd_demo(a, cfg):
         print(f"{v}: {s['seconds']} s; traces {s['traces']}; one rendered trace: {s['example_trace']}")
     print(f"any question: reveal-nb trace show {first['traces']} QID")
     c = list(reps.values())[-1]["reply_cache"]
-    if c["path"]: print(f"reply cache: {c['reused']} replies reused, {c['computed']} written by the model ({c['path']}; --set reply_cache=false runs every call)")
+    if c and c["path"]: print(f"reply cache: {c['reused']} replies reused, {c['computed']} written by the model ({c['path']}; --set reply_cache=false runs every call)")
 
 def _cmd_rubrics(a, cfg):
     from reveal_nb.rubrics import load_pool, starter_pool_path
@@ -253,8 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--subtitles", help="subtitles (.srt or LongVideoBench .json)"); me.add_argument("-n", type=int, default=3, help="items shown per level")
     me.set_defaults(fn=_cmd_memory)
     d = sub.add_parser("demo", parents=[common], help="run the main job on the embedded default")
-    d.add_argument("--out", default="runs/demo"); d.add_argument("--data", default="data/reveal-synth-mini")
+    d.add_argument("--out", default="runs/demo"); d.add_argument("--data", help="where reveal-synth goes (default data/reveal-synth-SIZE)")
     d.add_argument("--size", default="mini"); d.add_argument("--limit", type=int, help="answer only the first N questions")
+    d.add_argument("--workers", type=int, default=1, help="model processes (Ray, one thread each); 1: this process")
     d.add_argument("--variants", default="reveal,m_base", help="comma-separated: reveal, no_rubric, onmem, offmem, iter, m_base, direct")
     d.set_defaults(fn=_cmd_demo)
     tr = sub.add_parser("trace", parents=[common], help="show one question's trace"); tr.add_argument("action", choices=["show"])

@@ -21,9 +21,10 @@ from .answerer import answer_letters, frames_for_answer
 from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 
 # %% auto #0
-__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config', 'QuestionRun',
-           'start_run', 'followup_request', 'plan_round', 'execute_action', 'select_criteria', 'admit_round', 'judge',
-           'decide', 'answer_frames', 'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
+__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config', 'memory_levels',
+           'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action', 'select_criteria',
+           'admit_round', 'judge', 'decide', 'answer_frames', 'answer_batch', 'stop_reading', 'run_loop',
+           'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -48,6 +49,10 @@ VARIANTS = {v.name: v for v in (
 def memory_config(cfg: RevealConfig) -> RevealConfig:
     "The config a variant's offline memory is built with (fixed chunks for the non-hierarchical ones)."
     return cfg if VARIANTS[cfg.variant].hierarchical else with_overrides(cfg, {"segmentation": "fixed"})
+
+def memory_levels(cfg: RevealConfig) -> int:
+    "How many levels a variant's offline memory needs: L1 alone for the flat variants, which never read L2 or L3."
+    return 3 if VARIANTS[cfg.variant].hierarchical else 1
 
 # %% ../nbs/12_loop.ipynb #6280cdde
 @dataclass

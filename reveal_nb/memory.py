@@ -37,11 +37,12 @@ def memory_root(cfg: RevealConfig, root=None) -> Path:
     "Where memories live: `root`, else cfg.memory_dir, else <cache>/memory."
     return Path(root or cfg.memory_dir or cache_root(cfg) / "memory")
 
-def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None, subtitles_offset: float = 0.0) -> str:
-    "Folder name of a memory: video content hash + fingerprint of everything else that shapes its content."
+def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None, subtitles_offset: float = 0.0, levels: int = 3) -> str:
+    "Folder name of a memory: video content hash + fingerprint of everything else that shapes its content (and how many levels it has)."
     prompts = [p.template for p in (CAPTION_PROMPT, L2_PROMPT, L3_PROMPT)]
     extra = [MEMORY_FORMAT, prompts] + [cached_file_sha256(f, cfg) if f else None for f in (captions, subtitles)]
     if subtitles_offset: extra.append(float(subtitles_offset))
+    if levels != 3: extra.append(f"levels {levels}")
     fp = hashlib.sha256((config_fingerprint(cfg, MEMORY_KEYS) + json.dumps(extra)).encode()).hexdigest()[:12]
     return f"{cached_file_sha256(video, cfg)[:16]}-{fp}"
 
@@ -192,16 +193,17 @@ def _complete_memory(d: Path):
         (d / "meta.json").unlink(); return None
 
 def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=None, text_encoder=None, visual_encoder=None,
-                 root=None, progress: bool = True, subtitles_offset: float = 0.0) -> "OfflineMemory":
-    "Build (or load, or resume) the offline memory of `video`; returns it loaded."
+                 root=None, progress: bool = True, subtitles_offset: float = 0.0, levels: int = 3) -> "OfflineMemory":
+    "Build (or load, or resume) the offline memory of `video` with its first `levels` levels (3: L1, L2, L3); returns it loaded."
     from filelock import FileLock, Timeout
+    if levels not in (1, 2, 3): raise RevealInputError("build_memory", "levels", f"{levels!r}: a memory has 1, 2 or 3 levels")
     video = require_file(video, "video")
     if cfg.captioner == "provided" and captions is None:
         raise RevealInputError(video, "captions", "the 'provided' captioner needs a narration/captions file (or set captioner=vlm)")
     # the tracks are read (and a bad one fails) before any decoding; their times are checked against the video after the scan
     tracks = dict(narration=load_text_track(require_file(captions, "captions")) if captions else [],
                   speech=load_text_track(require_file(subtitles, "subtitles"), offset=subtitles_offset) if subtitles else [])
-    d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles, subtitles_offset)
+    d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles, subtitles_offset, levels)
     d.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(d) + ".lock")
     try: lock.acquire(timeout=0)
@@ -210,13 +212,13 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
     try:
         if (mem := _complete_memory(d)) is not None: return mem
         d.mkdir(exist_ok=True)
-        try: return _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress)
+        try: return _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress, levels)
         except BaseException:
             if d.is_dir() and not any(d.iterdir()): d.rmdir()
             raise
     finally: lock.release()
 
-def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress):
+def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress, levels=3):
     from reveal_nb.encoders import make_text_encoder, make_visual_encoder
     timings, t0, llm = {}, time.time(), _LazyLLM(cfg, llm)
     if progress: print(f"building the offline memory of {Path(video).name} ({cfg.segmentation} segments) in {d}", file=sys.stderr, flush=True)
@@ -229,8 +231,8 @@ def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, 
     speech = check_track_times(tracks["speech"], subtitles, scan.info.duration, subtitles_offset)
     l1 = l1_items(segs, caption_segments(d, video, segs, cfg, narration, speech, llm, progress))
     timings["caption"] = time.time() - t0; t0 = time.time()
-    l2 = summarise_level(d, 2, l1, cfg, llm, progress)
-    l3 = summarise_level(d, 3, l2, cfg, llm, progress)
+    l2 = summarise_level(d, 2, l1, cfg, llm, progress) if levels >= 2 else []
+    l3 = summarise_level(d, 3, l2, cfg, llm, progress) if levels >= 3 else []
     timings["summarise"] = time.time() - t0; t0 = time.time()
     text_encoder = text_encoder or make_text_encoder(cfg)
     index_memory(d, scan, segs, [l1, l2, l3], cfg, text_encoder, visual_encoder)
@@ -242,7 +244,7 @@ def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, 
                 visual_channel=bool(getattr(visual_encoder, "joint", False)),
                 llm=getattr(llm.llm, "model_name", cfg.llm_model), duration=scan.info.duration,
                 frames=dict(sampled=len(scan.times), kept=int(scan.kept.sum()), dropped=scan.drop_summary()),
-                segments=segment_stats(segs), counts={"L1": len(l1), "L2": len(l2), "L3": len(l3)},
+                segments=segment_stats(segs), counts={"L1": len(l1), "L2": len(l2), "L3": len(l3)}, levels=levels,
                 timings={k: round(v, 3) for k, v in timings.items()})
     atomic_write_json(d / "meta.json", meta)
     return OfflineMemory.load(d)

@@ -10,7 +10,7 @@ import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, config_fingerprint, config_to_dict,
                             mmss, paired_difference, read_jsonl_records, wilson)
 from .models import usage_totals
-from .loop import VARIANTS, memory_config, run_fingerprint, run_loop, start_run, trace_of
+from .loop import VARIANTS, memory_config, memory_levels, run_fingerprint, run_loop, start_run, trace_of
 from .readings import readings_line
 from .rubrics import pool_for
 
@@ -92,7 +92,8 @@ def unit_memory(item, cfg: RevealConfig, llm, enc, progress: bool = False):
     With `progress`, a build shows its stages (decoding, captions, summaries) as progress bars."""
     from reveal_nb.memory import build_memory
     return build_memory(item.video_path, memory_config(cfg), captions=item.captions_path, subtitles=item.subtitles_path,
-                        subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles") or 0.0), llm=llm, text_encoder=enc, progress=progress)
+                        subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles") or 0.0), llm=llm, text_encoder=enc, progress=progress,
+                        levels=memory_levels(cfg))
 
 def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = None, progress: bool = False) -> list[dict]:
     "The traces of one unit (questions of one video stepped together through the loop)."
