@@ -28,3 +28,13 @@ def test_the_check_sees_a_lazy_import(tmp_path):
     p = tmp_path / "m.py"
     p.write_text("def f():\n    from reveal_nb.synth_questions import is_sufficient\n    from .synth import generate\n")
     assert {"reveal_nb.synth_questions", "reveal_nb.synth"} <= _imported(p)
+
+
+def test_notebook_and_module_names_agree():
+    "nbs/NN[a-z]_NAME.ipynb exports reveal_nb/NAME.py, so a reader finds one from the other."
+    import json, re
+    for p in sorted((ROOT / "nbs").glob("[0-9]*.ipynb")):
+        first = "".join(json.loads(p.read_text())["cells"][0]["source"])
+        m = re.search(r"#\| default_exp (\w+)", first)
+        assert m, f"{p.name}: no default_exp in its first cell"
+        assert re.sub(r"^\d+[a-z]?_", "", p.stem) == m.group(1), f"{p.name} exports {m.group(1)}.py"
