@@ -22,7 +22,7 @@ from reveal_nb.video import open_video, sample_indices, scan_video
 from reveal_nb.segment import segment_video
 from reveal_nb.encoders import FrameDescriptorEncoder, TextEncoder
 from reveal_nb.memory import build_memory, make_index
-from reveal_nb.models import TransformersBackend
+from reveal_nb.transformers_backend import TransformersBackend
 from reveal_nb.core import atomic_write_json, atomic_write_text
 
 

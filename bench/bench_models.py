@@ -14,7 +14,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest, ScoreRequest, TransformersBackend, resolve_model_path
+from reveal_nb.models import ChatRequest, ScoreRequest
+from reveal_nb.transformers_backend import TransformersBackend, resolve_model_path
 from reveal_nb.encoders import TextEncoder
 
 TOPICS = ["a kitchen", "a garden", "a railway station", "a library", "a market", "a beach", "a workshop", "a museum"]

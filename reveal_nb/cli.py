@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_fingerprint, config_from_dict,
                             config_to_dict, describe_config, read_jsonl_records, require_file, with_overrides)
-from .models import ModelServerError
+from .served import ModelServerError
 
 # %% auto #0
 __all__ = ['config_from_args', 'run_demo', 'build_parser', 'main']
@@ -63,7 +63,7 @@ def _cmd_config(a, cfg):
     for name, value, help in describe_config(cfg): print(f"{name:30} {value!r:>32}  {help}")
 
 def _cmd_models(a, cfg):
-    from reveal_nb.models import resolve_model_path
+    from reveal_nb.transformers_backend import resolve_model_path
     from reveal_nb.encoders import resolve_text_encoder_path
     t0 = time.time(); p = resolve_model_path(cfg.llm_model, cfg)
     print(f"llm          {cfg.llm_model} -> {p}  ({time.time() - t0:.1f}s)")

@@ -5,7 +5,8 @@ import pytest
 
 vllm = pytest.importorskip("vllm")
 from reveal_nb.core import RevealConfig  # noqa: E402
-from reveal_nb.models import VLLM_STRUCTURED_OUTPUTS, resolve_model_path  # noqa: E402
+from reveal_nb.transformers_backend import resolve_model_path
+from reveal_nb.served import VLLM_STRUCTURED_OUTPUTS  # noqa: E402
 
 STARTUP_TIMEOUT = float(os.environ.get("REVEAL_NB_VLLM_STARTUP_TIMEOUT", "600"))
 

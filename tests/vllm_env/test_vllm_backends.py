@@ -6,7 +6,8 @@ import json, os, subprocess, sys, time
 from pathlib import Path
 import pytest
 from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest, OpenAIBackend
+from reveal_nb.models import ChatRequest
+from reveal_nb.served import OpenAIBackend
 
 QUERIES = {"type": "object", "additionalProperties": False, "required": ["queries"],
            "properties": {"queries": {"type": "array", "minItems": 2, "maxItems": 4, "items": {"type": "string", "maxLength": 60}}}}
