@@ -182,7 +182,7 @@ def _cmd_eval(a, cfg):
     print(f"traces: {out / 'traces.jsonl'}; scores: {out / 'scores.json'}")
 
 def _cmd_figures(a, cfg):
-    from reveal_nb.analysis import refresh_windows, run_reports
+    from reveal_nb.reports import refresh_windows, run_reports
     if a.config: raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as --set KEY=VALUE (they reach every report notebook)")
     params = dict(bench=a.bench, root=a.root or f"data/reveal-synth-{a.size}", size=a.size, splits=a.splits, limit=a.limit, runs=a.runs, out=a.out, overrides=list(a.sets))
     for p in a.params:
@@ -215,7 +215,7 @@ def _cmd_readings(a, cfg):
         print(f"  counting threshold {cal.count_threshold}\nuse it: --set readings_calibration={out}")
         return
     import papermill as pm
-    from reveal_nb.analysis import project_root
+    from reveal_nb.reports import project_root
     src = project_root() / "nbs" / "11a_reading_study.ipynb"
     if not src.exists(): raise RevealInputError(src, "notebook", "the study notebook lives in the project checkout; run from inside it")
     records, out = Path(a.records).resolve(), Path(a.out or "figures").resolve()    # the notebook runs in nbs/: paths from here

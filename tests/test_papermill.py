@@ -20,19 +20,20 @@ def test_papermill_parameters_override_config(tmp_path):
     assert (cfg["tau"], cfg["max_rounds"], cfg["theta"], cfg["variant"]) == (0.85, 5, 0.8, "m_base")
 
 
-def test_the_prefetch_plan_names_the_runs_the_report_notebooks_read():
-    """`reveal-nb figures --jobs N` computes `REPORT_VARIANTS` before the notebooks run; a notebook that reads another
-    variant would still work but would compute it alone, so the table must match what the notebooks ask for under their
-    config (`rep.cfg`; the never-stopping runs come from `probe_config`, which the plan calls itself)."""
+def test_every_report_notebook_declares_the_runs_it_reads():
+    """`reveal-nb figures --jobs N` computes the runs a report declares (`variants`, `probe_rounds`) before the notebooks run;
+    a notebook that asked `ensure_runs` for other variants under its config would compute them alone. So every call on
+    the notebook's config passes the declared `variants`, and the never-stopping run comes from the declared `probe_rounds`."""
     import ast
-    from reveal_nb.analysis import REPORT_VARIANTS, REPORTS, reports_dir
-    assert set(REPORT_VARIANTS) == set(REPORTS)
+    from reveal_nb.reports import REPORTS, declared_parameters, reports_dir
     for name in REPORTS:
+        ns = declared_parameters(name, {})
+        assert isinstance(ns["variants"], list), name
         nb = nbformat.read(reports_dir() / f"{name}.ipynb", as_version=4)
-        asked = set()
         for cell in nb.cells:
-            if cell.cell_type != "code": continue
+            if cell.cell_type != "code" or "parameters" in cell.metadata.get("tags", []): continue
             for node in ast.walk(ast.parse(cell.source)):
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ensure_runs" and ast.unparse(node.args[1]) == "rep.cfg":
-                    asked |= set(ast.literal_eval(node.args[2]))
-        assert asked == set(REPORT_VARIANTS[name]), name
+                    assert ast.unparse(node.args[2]) == "variants", f"{name}: ensure_runs on rep.cfg must read the declared variants"
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "probe_config":
+                    assert ast.unparse(node.args[1]) == "probe_rounds", f"{name}: the never-stopping run must use the declared probe_rounds"
