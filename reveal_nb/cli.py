@@ -27,6 +27,17 @@ def config_from_args(config_file=None, sets=()) -> RevealConfig:
     return with_overrides(cfg, list(sets), source="--set")
 
 # %% ../nbs/90_cli.ipynb #1107f7f3
+def _keep_other_run(folder: Path, fp: str):
+    "A demo folder holding traces of another configuration (or other readings) is kept under a new name, not mixed in or refused."
+    path = folder / "traces.jsonl"
+    if not path.exists(): return
+    other = sorted({t.get("config_fingerprint") for t in read_jsonl_records(path, key="qid").values()} - {fp})
+    if not other: return
+    kept = folder.with_name(f"{folder.name}-{str(other[0])[:10]}")
+    while kept.exists(): kept = kept.with_name(kept.name + "+")
+    folder.rename(kept)
+    print(f"{folder} held a run of another configuration or readings; kept it as {kept}", file=sys.stderr)
+
 def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size="mini", limit=None, variants=("reveal", "m_base"),
              llm=None, text_encoder=None, executor=None) -> dict:
     """Generate reveal-synth, run each variant on its test split (resumable traces), write reports; returns {variant: summary}.
@@ -36,7 +47,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
     from reveal_nb.traces import render_trace, run_variant, summarize
-    from reveal_nb.loop import VARIANTS
+    from reveal_nb.loop import VARIANTS, run_fingerprint
     for v in variants:
         if v not in VARIANTS: raise RevealInputError("--variants", v, f"unknown variant; known: {list(VARIANTS)}")
     if limit is not None and limit < 1: raise RevealInputError("--limit", "limit", f"{limit} questions: give at least 1 (or leave it out for all)")
@@ -48,6 +59,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     summaries = {}
     for v in variants:
         t0, vcfg = time.time(), with_overrides(cfg, {"variant": v})
+        _keep_other_run(out_dir / v, run_fingerprint(vcfg))
         traces = run_variant(items, vcfg, out_dir / v, llm=llm, enc=enc, executor=executor)
         summaries[v] = summarize(traces) | dict(seconds=round(time.time() - t0, 1), traces=str(out_dir / v / "traces.jsonl"))
         show = next((t for t in traces if t["n_rounds"] > 1), traces[0])

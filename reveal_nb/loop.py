@@ -229,11 +229,22 @@ OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls
 
 TRACE_FORMAT = 2
 
+def _content(path) -> str:
+    "SHA-256 of a file that shapes results (a rubric pool, a calibration), or 'missing'."
+    from reveal_nb.core import sha256_file
+    p = Path(path)
+    return sha256_file(p)[:16] if p.is_file() else "missing"
+
 def run_fingerprint(cfg: RevealConfig) -> str:
-    "Fingerprint of the settings that can change a result (where files go and how calls are batched cannot), and of TRACE_FORMAT."
+    """Fingerprint of the settings that can change a result (where files go and how calls are batched cannot), of the
+    rubric pool's and the readings calibration's *content* (a refitted calibration under the same name is another run),
+    and of TRACE_FORMAT."""
     from dataclasses import fields
+    from reveal_nb.rubrics import starter_pool_path
+    from reveal_nb.readings import shipped_calibration_path
     settings = config_fingerprint(cfg, [f.name for f in fields(cfg) if f.name not in OPERATIONAL_FIELDS])
-    return hashlib.sha256(f"{settings} trace format {TRACE_FORMAT}".encode()).hexdigest()[:12]
+    files = f"pool {_content(cfg.rubric_pool or starter_pool_path())} calibration {_content(cfg.readings_calibration or shipped_calibration_path())}"
+    return hashlib.sha256(f"{settings} {files} trace format {TRACE_FORMAT}".encode()).hexdigest()[:12]
 
 def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
     "The JSON trace of one finished question."
