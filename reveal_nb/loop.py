@@ -15,7 +15,7 @@ from .online import OnlineMemory
 from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
 from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action, action_from_reply, clip_words,
                                decompose_request, format_options, is_negation, negation_probes, repair_request, retrieve,
-                               screen_queries, uniform_unvisited, _queries_schema)
+                               screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
 from .readings import RunReadings, run_readings, select_by_form
 from .answerer import answer_letters, frames_for_answer
 from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
@@ -122,7 +122,7 @@ def execute_action(run: QuestionRun, action: Action, enc, cfg: RevealConfig) -> 
         if not v.online: return [], []
         action.fallback = action.fallback or "every query was rejected"
     if v.online:
-        return uniform_unvisited(run.mem, run.om.visited, cfg.uniform_sample_k), ["(uniform sampling)"]
+        return uniform_unvisited(run.mem, run.om.visited, cfg.uniform_sample_k), [UNIFORM]
     return [], []
 
 # %% ../nbs/12_loop.ipynb #0f7bc097
@@ -140,7 +140,7 @@ def select_criteria(runs: list, llm, pool: RubricPool, enc, cfg: RevealConfig, r
 
 def admit_round(run: QuestionRun, cands: list, queries: list, t: int, pool: RubricPool, cfg: RevealConfig):
     "Cut candidates to rerank_k (rubric rerank under the rubric verifier) and admit the new ones; returns (admitted, kept)."
-    if queries == ["(uniform sampling)"]: kept = cands
+    if queries == [UNIFORM]: kept = cands
     elif run.criteria is not None and VARIANTS[cfg.variant].stop == "rubric":
         kept = rubric_rerank(cands, run.mem.vectors([c["id"] for c in cands]), run.crit_vectors, pool.weights(run.criteria),
                              cfg.rerank_k, cfg.rerank_criterion_weight)

@@ -12,9 +12,9 @@ from .models import ChatRequest
 
 # %% auto #0
 __all__ = ['DECOMPOSE_SYSTEM', 'DECOMPOSE_EXAMPLE', 'QUESTION_PROMPT', 'REPAIR_SYSTEM', 'REPAIR_PROMPT', 'REPAIR_EXAMPLE',
-           'STRATEGIES', 'format_options', 'decompose_request', 'clip_words', 'is_negation', 'negation_probes',
-           'repair_request', 'Action', 'action_from_reply', 'words_of', 'jaccard', 'screen_queries', 'retrieve',
-           'uniform_unvisited']
+           'STRATEGIES', 'UNIFORM', 'format_options', 'decompose_request', 'clip_words', 'is_negation',
+           'negation_probes', 'repair_request', 'Action', 'action_from_reply', 'words_of', 'jaccard', 'screen_queries',
+           'retrieve', 'uniform_unvisited']
 
 # %% ../nbs/10_planner.ipynb #778f8755
 DECOMPOSE_SYSTEM = string.Template(
@@ -158,9 +158,11 @@ def retrieve(mem, queries: list, query_vectors, cfg: RevealConfig, levels=(1, 2,
     return sorted(merged.values(), key=lambda c: -c["score"])
 
 # %% ../nbs/10_planner.ipynb #bd506a48
+UNIFORM = "uniform sampling"   # the label of a uniform round: its queries' entry in the history and its items' finder alike
+
 def uniform_unvisited(mem, visited, k: int) -> list[dict]:
     "k unvisited L1 items (with text) spread evenly over the video."
     pool = [x for x in mem.level(1) if x["id"] not in visited and x["text"]]
     if not pool: return []
     idx = np.unique(np.linspace(0, len(pool) - 1, min(k, len(pool))).round().astype(int))
-    return [pool[i] | dict(score=0.0, query="uniform sampling", found_by=["uniform sampling"]) for i in idx]
+    return [pool[i] | dict(score=0.0, query=UNIFORM, found_by=[UNIFORM]) for i in idx]
