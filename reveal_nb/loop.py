@@ -18,6 +18,10 @@ from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Acti
                                screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
 from .readings import RunReadings, run_readings, select_by_form
 from .answerer import answer_letters, frames_for_answer
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:                       # for the annotations only; the loop takes any item and memory of these shapes
+    from reveal_nb.benchmarks import QAItem
+    from reveal_nb.memory import OfflineMemory
 from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 
 # %% auto #0
@@ -58,13 +62,13 @@ def memory_levels(cfg: RevealConfig) -> int:
 @dataclass
 class QuestionRun:
     "One question's state through the loop."
-    item: object                  # QAItem
-    mem: object                   # OfflineMemory
+    item: QAItem
+    mem: OfflineMemory
     om: OnlineMemory
     criteria: list | None = None
     selection_note: str = ""
     readings: dict = field(default_factory=dict)   # what the run read with (RunReadings.describe)
-    crit_vectors: object = None
+    crit_vectors: np.ndarray | None = None
     cache: dict = field(default_factory=dict)
     rounds: list = field(default_factory=list)
     calls: list = field(default_factory=list)
