@@ -55,9 +55,12 @@ $(VLLM_STAMP):
 	rm -f $(VLLM_VENV)/.installed-*
 	touch $@
 
-## The main job on the embedded default (bundled models, CPU).
+## The main job on the embedded default (bundled models, CPU): REVEAL next to M_base on reveal-synth small (66 test
+# questions of all eight types), in two one-thread model processes (`make demo DEMO_SIZE=mini` for a 3-minute look).
+DEMO_SIZE ?= small
+DEMO_WORKERS ?= 2
 demo: env
-	$(BIN)/reveal-nb demo --out runs/demo
+	$(BIN)/reveal-nb demo --out runs/demo$(if $(filter small,$(DEMO_SIZE)),,-$(DEMO_SIZE)) --size $(DEMO_SIZE) --workers $(DEMO_WORKERS)
 
 ## Every table and figure of the paper on the default (reveal-synth mini, bundled models); reuses earlier runs.
 # The runs are computed first in two one-thread processes, one per core (see "Two processes instead of one", chapter 16).
