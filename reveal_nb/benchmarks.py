@@ -12,8 +12,7 @@ from .core import RevealInputError, sha256_file
 # %% auto #0
 __all__ = ['EGO_FPS', 'EGO_IDENTITIES', 'LOADERS', 'QAItem', 'check_item', 'load_reveal_synth', 'load_videomme', 'load_lvbench',
            'load_longvideobench', 'ego_seconds', 'parse_ego_times', 'Items', 'load_egolifeqa', 'load_egor1',
-           'write_example_files', 'load_benchmark', 'extract_videomme', 'extract_first_letter', 'extract_egolife',
-           'extract_egor1', 'extract_strict', 'score', 'manifest_dir', 'read_manifest', 'check_local_copy']
+           'write_example_files', 'load_benchmark', 'manifest_dir', 'read_manifest', 'check_local_copy']
 
 # %% ../nbs/04_benchmarks.ipynb #2d6701cd
 @dataclass
@@ -335,63 +334,6 @@ def load_benchmark(name: str, root, **kw) -> list[QAItem]:
     "Items of benchmark `name` from a local copy at `root`."
     if name not in LOADERS: raise RevealInputError("benchmark", "name", f"{name!r} is not one of {list(LOADERS)}")
     return LOADERS[name](root, **kw)
-
-# %% ../nbs/04_benchmarks.ipynb #2fae1df9
-_VIDEOMME_PREFIXES = ["The best answer is", "The correct answer is", "The answer is", "The answer", "The best option is",
-                      "The correct option is", "Best answer:", "Best option:", "Answer:", "Option:"]
-
-def extract_videomme(response: str) -> str:
-    "Video-MME's official extraction: '' when nothing can be read."
-    s = str(response).strip()
-    for p in _VIDEOMME_PREFIXES: s = s.replace(p, "")
-    if len(s.split()) > 10 and not re.search("[ABCD]", s): return ""
-    m = re.search(r"[ABCD]", s)
-    return m[0] if m else ""
-
-def extract_first_letter(response: str, letters="ABCDE") -> str:
-    "lmms-eval LongVideoBench style: drop prefixes, then the first option letter anywhere ('' if none)."
-    s = str(response).strip()
-    for p in _VIDEOMME_PREFIXES: s = s.replace(p, "")
-    m = re.search(f"[{letters}]", s)
-    return m[0] if m else ""
-
-def extract_egolife(response: str) -> str:
-    m = re.search(r"\b([A-D])\b", str(response)); return m[1] if m else ""
-
-def extract_egor1(response: str) -> str:
-    found = re.findall(r"<answer>(.*?)</answer>", str(response), flags=re.S)
-    if not found: return ""
-    m = re.search(r"\s*([A-Z])\s*", found[-1].upper()); return m[1] if m else ""
-
-def extract_strict(response: str, letters) -> str:
-    "The strict rule: the first standalone letter among the item's options, else ''."
-    m = re.search(r"\b([A-Z])\b", str(response).strip())
-    return m[1] if m and m[1] in letters else ""
-
-# %% ../nbs/04_benchmarks.ipynb #3711a8f1
-def _official_letter(bench, response, letters, rng):
-    if bench == "videomme": return extract_videomme(response)
-    if bench == "lvbench": return str(response).strip()
-    if bench == "longvideobench": return extract_first_letter(response, letters) or rng.choice(letters)
-    if bench in ("egolifeqa",): return extract_egolife(response)
-    if bench == "egor1": return extract_egor1(response)
-    return extract_strict(response, letters)
-
-def score(items: list[QAItem], responses: dict, rule: str = "official", seed: int = 0) -> dict:
-    "Accuracy of `responses` ({qid: text}) under the benchmark's official rule or the strict one."
-    rng = random.Random(seed)
-    total = correct = answered = 0
-    by_type = {}
-    for it in items:
-        letters = "".join(it.options)
-        resp = responses.get(it.qid, "")
-        pred = extract_strict(resp, letters) if rule == "strict" else _official_letter(it.benchmark, resp, letters, rng)
-        counted = not (rule == "official" and it.benchmark == "videomme" and pred == "")
-        total += 1; answered += counted; hit = counted and pred == it.answer; correct += hit
-        for t in it.qtypes or ["(none)"]:
-            bt = by_type.setdefault(t, [0, 0]); bt[0] += hit; bt[1] += counted
-    return dict(rule=rule, accuracy=correct / answered if answered else 0.0, correct=correct, answered=answered, total=total,
-                by_type={t: dict(accuracy=c / n if n else 0.0, correct=c, n=n) for t, (c, n) in sorted(by_type.items())})
 
 # %% ../nbs/04_benchmarks.ipynb #083c879e
 def manifest_dir() -> Path:

@@ -157,7 +157,7 @@ def _cmd_rubrics(a, cfg):
             print(f"- {c.name} (weight {c.weight:g}; {', '.join(c.applies_to)}): {c.description}")
             for s, b in c.scores.items(): print(f"    {s:>3}: {b}")
         return
-    from reveal_nb.construct import construct_pool, format_report
+    from reveal_nb.construction import construct_pool, format_report
     if a.pool: raise RevealInputError("rubrics build", "pool", "build takes no pool file; it writes OUT/rubric_pool.yaml")
     if a.teacher: cfg = with_overrides(cfg, {"construct_teacher": a.teacher}, source="--teacher")
     if a.bench != "reveal-synth" and a.split != "all":

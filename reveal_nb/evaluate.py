@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, config_from_dict, config_to_dict, read_jsonl_records,
                             append_jsonl)
-from .benchmarks import QAItem, score
+from .benchmarks import QAItem
+from .scoring import score
 from .models import usage_totals
 from .traces import run_variant, run_unit, summarize, _check_traces
 

@@ -62,7 +62,7 @@ def _covered(intervals, spans) -> list[bool]:
 
 def grade(trace: dict, item) -> dict:
     "The trace with its ground-truth grading: per round gold_in_cache, misleading_in_cache, truly_sufficient; at the end gold_evidence, gold_in_final, truly_sufficient_final."
-    from reveal_nb.synth_questions import is_sufficient
+    from reveal_nb.synth_truth import is_sufficient
     gold, misleading = item.evidence or [], item.misleading or []
     truly = lambda spans: is_sufficient(item, spans) if gold else None
     spans = []

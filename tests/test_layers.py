@@ -38,3 +38,10 @@ def test_notebook_and_module_names_agree():
         m = re.search(r"#\| default_exp (\w+)", first)
         assert m, f"{p.name}: no default_exp in its first cell"
         assert re.sub(r"^\d+[a-z]?_", "", p.stem) == m.group(1), f"{p.name} exports {m.group(1)}.py"
+
+
+def test_no_module_is_a_warehouse():
+    "Each module has one job; a module past about 400 lines has grown a second one (the generated index aside)."
+    big = {p.name: n for p in (ROOT / "reveal_nb").glob("*.py") if p.name != "_modidx.py"
+           for n in [len(p.read_text().splitlines())] if n > 420}
+    assert not big, f"modules over 420 lines: {big}"
