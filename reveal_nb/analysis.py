@@ -20,7 +20,8 @@ __all__ = ['PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'pu
            'paper_accuracy', 'accuracy_row', 'trace_accuracy', 'run_dir', 'Models', 'Run', 'missing_questions',
            'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid',
            'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability', 'sufficiency_agreement',
-           'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split', 'pick_case']
+           'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split', 'pick_case',
+           'fallback_case']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 def published_table() -> pd.DataFrame:
@@ -293,3 +294,12 @@ def pick_case(reveal: list[dict], no_rubric: list[dict]) -> tuple[str | None, st
     best = sorted(cands, key=lambda t: (not (t["n_rounds"] > 1 and repaired(t)), -t["n_rounds"], t["qid"]))[0]
     why = "REVEAL right, no-rubric wrong" + (", ground-truth evidence found by a repair round" if repaired(best) else "") + f", {best['n_rounds']} rounds"
     return best["qid"], f"{why} ({len(cands)} candidate{'s' if len(cands) != 1 else ''})"
+
+def _repaired(t): return any(any(r["gold_in_cache"]) and not any(t["rounds"][0]["gold_in_cache"]) for r in t["rounds"][1:])
+
+def fallback_case(reveal: list[dict]) -> tuple[str | None, str]:
+    "When the paper's rule finds no case: REVEAL's question that a repair round helped most visibly (right, repaired, most rounds, smallest id)."
+    if not reveal: return None, "no REVEAL traces"
+    best = sorted(reveal, key=lambda t: (not t["correct"], not _repaired(t), -t["n_rounds"], t["qid"]))[0]
+    why = ("REVEAL right" if best["correct"] else "REVEAL wrong") + (", ground-truth evidence found by a repair round" if _repaired(best) else "") + f", {best['n_rounds']} rounds"
+    return best["qid"], why
