@@ -20,8 +20,8 @@ __all__ = ['PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'pu
            'paper_accuracy', 'accuracy_row', 'trace_accuracy', 'run_dir', 'Models', 'Run', 'missing_questions',
            'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid',
            'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability', 'sufficiency_agreement',
-           'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split', 'pick_case',
-           'fallback_case']
+           'final_verdict', 'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers',
+           'failure_split', 'pick_case', 'fallback_case']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 def published_table() -> pd.DataFrame:
@@ -241,6 +241,43 @@ def sufficiency_agreement(points: pd.DataFrame, tau: float) -> dict:
                 auroc=auroc(p[p.truly_sufficient.astype(bool)].rho, p[~p.truly_sufficient.astype(bool)].rho),
                 said_sufficient=len(said), said_sufficient_but_absent=int((~said.truly_sufficient.astype(bool)).sum()),
                 false_sufficient_rate=float((~said.truly_sufficient.astype(bool)).mean()) if len(said) else float("nan"))
+
+# %% ../nbs/16_analysis.ipynb #fd92fc42
+def final_verdict(trace: dict) -> str:
+    "'sufficient' when the run stopped because its evidence was judged sufficient, else 'insufficient'."
+    return "sufficient" if trace["stop_reason"].startswith(("sufficient", "no_rubric verifier: enough", "self verifier: enough")) else "insufficient"
+
+def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: Models, runs=None) -> pd.DataFrame:
+    """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added to REVEAL's
+    final evidence (and the gain), and with the ground-truth evidence alone; cached under `runs`."""
+    from reveal_nb.traces import unit_memory
+    by_qid = {it.qid: it for it in items}
+    path = Path(runs) / f"verdict-groups-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
+    have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
+    todo = [t for t in traces if by_qid[t["qid"]].evidence and t["qid"] not in have]
+    mems, jobs = {}, []
+    for t in todo:
+        it = by_qid[t["qid"]]
+        if it.video_id not in mems: mems[it.video_id] = unit_memory(it, cfg, models.llm, models.enc)
+        gold = oracle_pieces(it, mems[it.video_id])
+        seen = {e["id"] for e in t["final_evidence"]}
+        jobs.append((it, gold, list(t["final_evidence"]) + [g for g in gold if g["id"] not in seen]))
+    injected = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(ev)) for it, _, ev in jobs])
+    alone = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(g)) for it, g, _ in jobs])
+    new = [dict(qid=it.qid, injected=a == it.answer, gold_only=b == it.answer) for (it, _, _), a, b in zip(jobs, injected, alone)]
+    if path and new: append_jsonl(path, new)
+    have.update({r["qid"]: r for r in new})
+    rows = []
+    for group in ("sufficient", "insufficient"):
+        ts = [t for t in traces if final_verdict(t) == group and t["qid"] in have]
+        chance = [1 / len(t["options"]) for t in ts]
+        base, inj, only = (accuracy_row([f(t) for t in ts], chance) for f in
+                           (lambda t: bool(t["correct"]), lambda t: have[t["qid"]]["injected"], lambda t: have[t["qid"]]["gold_only"]))
+        rows.append(dict(verdict=group, n=len(ts), accuracy=base["accuracy"], ci_low=base["ci_low"], ci_high=base["ci_high"],
+                         injected=inj["accuracy"], gain=inj["accuracy"] - base["accuracy"] if ts else float("nan"),
+                         gold_only=only["accuracy"], gold_only_ci_low=only["ci_low"], gold_only_ci_high=only["ci_high"],
+                         near_chance=base["near_chance"] if ts else None))
+    return pd.DataFrame(rows)
 
 # %% ../nbs/16_analysis.ipynb #5758c2e4
 def per_type(runs: dict) -> pd.DataFrame:
