@@ -17,11 +17,11 @@ from .loop import VARIANTS, run_fingerprint
 
 # %% auto #0
 __all__ = ['PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'published', 'published_value', 'paper_column',
-           'paper_accuracy', 'accuracy_row', 'trace_accuracy', 'run_dir', 'Models', 'Run', 'missing_questions',
-           'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid',
-           'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability', 'sufficiency_agreement',
-           'final_verdict', 'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers',
-           'failure_split', 'pick_case', 'fallback_case']
+           'paper_accuracy', 'paper_consistency', 'accuracy_row', 'trace_accuracy', 'run_dir', 'Models', 'Run',
+           'missing_questions', 'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round',
+           'replay_grid', 'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability',
+           'sufficiency_agreement', 'final_verdict', 'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers',
+           'oracle_answers', 'failure_split', 'pick_case', 'fallback_case']
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 def published_table() -> pd.DataFrame:
@@ -65,6 +65,35 @@ def paper_accuracy(variant: str, bench: str) -> float | None:
     source, row = PAPER_ROWS[variant]
     df = published(source, row, paper_column(bench))
     return float(df.value.iloc[0]) if len(df) else None
+
+# %% ../nbs/16_analysis.ipynb #34d1927b
+def paper_consistency(rerank_k: int = 8) -> pd.DataFrame:
+    "Checks of the paper's numbers against each other and against the benchmarks' sizes: what was stated, what follows, whether they agree."
+    from reveal_nb.benchmarks import read_manifest
+    rows = []
+    t1 = published("Table 1")
+    for bench in ("EgoLifeQA", "Ego-R1"):
+        col = t1[t1.column == bench]; ours = float(col[col.row == "REVEAL-27B"].value.iloc[0])
+        best = float(col[col.row != "REVEAL-27B"].value.max())
+        rows.append(dict(check=f"§4.2 margin over the strongest competitor, {bench}", stated=published_value("§4.2", "margin over the strongest competitor", bench),
+                         follows=round(ours - best, 1)))
+    sizes = {"Video-MME-L": read_manifest("videomme")["expected"]["questions"], "LVBench": 1267,
+             "LongVideoBench": read_manifest("longvideobench")["expected"]["questions"],
+             "EgoLifeQA": read_manifest("egolifeqa")["expected"]["questions"], "Ego-R1": read_manifest("egor1")["expected"]["questions"]}
+    t4 = published("Table 4")
+    for bench, n in sizes.items():
+        stops = t4[(t4.row == bench) & t4.column.str.startswith("questions stopping")].value.sum()
+        rows.append(dict(check=f"Table 4 stop counts of {bench} against its question count", stated=float(n), follows=float(stops)))
+    rounds = published_value("Table 4", "Video-MME-L", "mean rounds")
+    rows.append(dict(check=f"§4.4 'about 31 segments' against {rerank_k} pieces per round × {rounds} rounds",
+                     stated=published_value("§4.4, Figure 4a", "REVEAL", "Video-MME-L segments"), follows=round(rerank_k * rounds, 1)))
+    t3 = published("Table 3").assign(what=lambda d: d.column.str.split(" ").str[-1].str.strip("()"), bench=lambda d: d.column.str.split(" ").str[0])
+    hours = t3[t3.column.str.contains("time")].set_index(["row", "bench"]).value
+    gpu = t3[t3.column.str.contains("GPU-h")].set_index(["row", "bench"]).value
+    ratio = (gpu / hours).round(1)
+    rows.append(dict(check="Table 3 GPU-hours per hour, every row (min, max)", stated=float("nan"), follows=f"{ratio.min():g}–{ratio.max():g}"))
+    df = pd.DataFrame(rows)
+    return df.assign(agree=[(isinstance(f, float) and abs(s - f) < 0.05) if s == s else None for s, f in zip(df.stated, df.follows)])
 
 # %% ../nbs/16_analysis.ipynb #d330a78f
 def accuracy_row(correct, chance) -> dict:
