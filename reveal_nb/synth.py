@@ -13,7 +13,8 @@ from .synth_questions import *
 from .synth_truth import *
 
 # %% auto #0
-__all__ = ['SIZES', 'GENERATOR_VERSION', 'WORLD_VERSION', 'video_specs', 'generate', 'ensure_generated', 'interval_evidence']
+__all__ = ['SIZES', 'GENERATOR_VERSION', 'WORLD_VERSION', 'GENERATED', 'video_specs', 'generate', 'ensure_generated',
+           'interval_evidence']
 
 # %% ../nbs/03e_synth.ipynb #f036e0e7
 SIZES = {  # name: {split: (number of videos, seconds each)}
@@ -48,10 +49,21 @@ def _build_video(root, split, vid, secs, seed, cfg, force=False) -> dict:
     return truth
 
 # %% ../nbs/03e_synth.ipynb #5d828f74
+GENERATED = ("videos", "truth", "narration", "subtitles", "annotations", "manifest.json")   # everything `generate` writes
+
+def _refuse_foreign(root: Path):
+    "Generate only into a new or empty folder, or one reveal-synth wrote (its manifest, or an interrupted run's own folders)."
+    if not root.is_dir() or (root / "manifest.json").exists(): return
+    entries = {p.name for p in root.iterdir() if not p.name.startswith(".")}
+    if entries and not (entries <= set(GENERATED) and ("annotations" not in entries or "truth" in entries)):
+        raise RevealInputError(root, "manifest.json", "not a reveal-synth folder (no manifest.json) and not empty: nothing was written; "
+                               "give a new or empty folder for reveal-synth")
+
 def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: bool = False, progress: bool = True) -> dict:
-    "Write the reveal-synth dataset of a named size under `root`; returns the manifest."
+    "Write the reveal-synth dataset of a named size under `root` (a new or empty folder, or one it wrote); returns the manifest."
     from tqdm.auto import tqdm
     cfg = cfg or RevealConfig(); root = Path(root)
+    _refuse_foreign(root)
     specs = video_specs(size, cfg.seed)
     truths = {}
     for split, vid, secs, seed in tqdm(specs, desc=f"reveal-synth {size}", disable=not progress):

@@ -111,10 +111,19 @@ def local_executor(units: list, cfg: RevealConfig, llm=None, enc=None, progress:
     for u in units: yield run_unit(u, cfg, llm, enc, pool, mems, progress)
 
 def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, progress: bool = True, executor=None) -> list[dict]:
-    """Traces of `cfg.variant` on `items` (resumable: appends to out_dir/traces.jsonl as each unit finishes).
+    """Traces of `cfg.variant` on `items` (resumable: appends to out_dir/traces.jsonl as each unit finishes; one writer per folder).
     `executor(units, cfg)` yields the traces of each unit; default: this process (`local_executor`)."""
     from tqdm.auto import tqdm
+    from filelock import FileLock, Timeout
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(out_dir / ".writer.lock"))
+    try: lock.acquire(timeout=0)
+    except Timeout: raise RevealInputError(out_dir, "traces.jsonl", "another process is writing this run; wait for it to finish or use another output folder") from None
+    try: return _run_variant(items, cfg, out_dir, llm, enc, progress, executor)
+    finally: lock.release()
+
+def _run_variant(items, cfg, out_dir, llm, enc, progress, executor):
+    from tqdm.auto import tqdm
     path, fp = out_dir / "traces.jsonl", run_fingerprint(cfg)
     done = _check_traces(path, fp)
     todo = [it for it in items if it.qid not in done]

@@ -1,0 +1,32 @@
+"""Issue 25's data-loss cases that are fixed: a user's folder is never generated into, and a run folder has one writer."""
+import json, subprocess, sys
+from pathlib import Path
+import pytest
+from filelock import FileLock
+from reveal_nb.core import RevealConfig, RevealInputError
+from reveal_nb.synth import ensure_generated, generate
+from reveal_nb.traces import run_variant
+
+CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+
+
+def test_a_foreign_folder_is_refused_and_left_untouched(tmp_path):
+    (tmp_path / "annotations").mkdir()
+    mine = tmp_path / "annotations" / "test.jsonl"; mine.write_text('{"qid": "mine"}\n')
+    r = subprocess.run(CLI + ["eval", "--bench", "reveal-synth", "--root", str(tmp_path), "--limit", "1"], capture_output=True, text=True)
+    assert r.returncode == 2 and "not a reveal-synth folder" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert mine.read_text() == '{"qid": "mine"}\n' and sorted(p.name for p in tmp_path.iterdir()) == ["annotations"]
+
+
+def test_an_interrupted_generation_resumes(tmp_path):
+    d = tmp_path / "syn"
+    generate(d, "tiny", progress=False)
+    (d / "manifest.json").unlink()                    # as if killed before the manifest was written
+    assert ensure_generated(d, "tiny", progress=False)["counts"]["test"]["questions"] > 0
+
+
+def test_a_run_folder_has_one_writer(tmp_path):
+    with FileLock(str(tmp_path / ".writer.lock")):
+        with pytest.raises(RevealInputError, match="another process is writing this run"):
+            run_variant([], RevealConfig(), tmp_path)
+    assert run_variant([], RevealConfig(), tmp_path) == []
