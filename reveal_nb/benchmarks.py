@@ -45,6 +45,12 @@ def check_item(item: QAItem, source) -> QAItem:
     if item.answer is not None and item.answer not in item.options:
         raise RevealInputError(where, "answer", f"{item.answer!r} is not one of the options {letters}")
     if not item.question.strip(): raise RevealInputError(where, "question", "empty")
+    if item.duration is not None:
+        import math
+        try: d = float(item.duration)
+        except (TypeError, ValueError): raise RevealInputError(where, "duration", f"{item.duration!r} is not a number of seconds") from None
+        if not math.isfinite(d) or d < 0: raise RevealInputError(where, "duration", f"{item.duration!r} is not a length of time in seconds")
+        item.duration = d
     return item
 
 def _unique_ids(items, source):
@@ -175,7 +181,7 @@ def load_longvideobench(root, split="val") -> list[QAItem]:
             raise RevealInputError(f"{src} [record {rid}]", "correct_choice", f"{cc!r} is not an index into {len(cands)} candidates")
         items.append(check_item(QAItem("longvideobench", rid, str(_field(r, "video_id", src, rid)), _field(r, "question", src, rid), opts,
                                        None if cc is None else chr(65 + cc), [r.get("question_category")],
-                                       str(root / "videos" / _field(r, "video_path", src, rid)), float(_field(r, "duration", src, rid)),
+                                       str(root / "videos" / _field(r, "video_path", src, rid)), _field(r, "duration", src, rid),
                                        str(root / "subtitles" / r["subtitle_path"]) if r.get("subtitle_path") else None, split=split,
                                        extra={k: r.get(k) for k in ("level", "topic_category", "duration_group",
                                                                     "starting_timestamp_for_subtitles", "question_wo_referring_query", "position")}), src))

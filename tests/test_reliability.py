@@ -30,3 +30,14 @@ def test_a_run_folder_has_one_writer(tmp_path):
         with pytest.raises(RevealInputError, match="another process is writing this run"):
             run_variant([], RevealConfig(), tmp_path)
     assert run_variant([], RevealConfig(), tmp_path) == []
+
+
+@pytest.mark.parametrize("duration", ["NaN", "\"long\"", "-5"])
+def test_a_bad_duration_is_one_line_at_loading(tmp_path, duration):
+    "Caught when the file is read (`data check` and `eval` alike), never at scoring after the model work."
+    from reveal_nb.benchmarks import write_example_files
+    root = write_example_files("longvideobench", tmp_path / "lvb")
+    f = next(root.glob("*.json"))
+    f.write_text(f.read_text().replace('"duration": 190.16', f'"duration": {duration}', 1))
+    r = subprocess.run(CLI + ["data", "check", "longvideobench", "--root", str(root)], capture_output=True, text=True)
+    assert r.returncode != 0 and "duration" in (r.stderr + r.stdout) and "Traceback" not in r.stderr, (r.stdout, r.stderr)
