@@ -4,11 +4,11 @@
 
 # %% ../nbs/15_evaluate.ipynb #71897e35
 from __future__ import annotations
-import os, time
+import json, os, time
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, config_from_dict, config_to_dict, read_jsonl_records,
+from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_from_dict, config_to_dict, read_jsonl_records,
                             append_jsonl)
 from .benchmarks import QAItem
 from .scoring import score
@@ -42,9 +42,13 @@ def merge_shards(shard_dirs: list, out_dir) -> Path:
             if q in merged: raise RevealInputError(path, "qid", f"{q} is in more than one shard")
             merged[q] = t; fps.add(t["config_fingerprint"])
     if len(fps) > 1: raise RevealInputError(out_dir, "config_fingerprint", f"the shards were run with different configurations: {sorted(fps)}")
+    if not merged: raise RevealInputError(shard_dirs[0] if shard_dirs else out_dir, "traces.jsonl", "the shards hold no traces: nothing to merge")
     out = Path(out_dir) / "traces.jsonl"
     if out.exists(): raise RevealInputError(out, "file", "already exists; merge into a new folder")
-    append_jsonl(out, list(merged.values()))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out, "".join(json.dumps(t) + "\n" for t in merged.values()))     # whole or not at all: a full disk leaves no partial file
+    except OSError as e: raise RevealInputError(out, "file", f"could not be written ({e.strerror or e}); nothing was merged") from None
     return out
 
 # %% ../nbs/15_evaluate.ipynb #b0759b30

@@ -41,3 +41,24 @@ def test_a_bad_duration_is_one_line_at_loading(tmp_path, duration):
     f.write_text(f.read_text().replace('"duration": 190.16', f'"duration": {duration}', 1))
     r = subprocess.run(CLI + ["data", "check", "longvideobench", "--root", str(root)], capture_output=True, text=True)
     assert r.returncode != 0 and "duration" in (r.stderr + r.stdout) and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+
+
+def test_merging_an_empty_shard_set_is_refused(tmp_path):
+    from reveal_nb.evaluate import merge_shards
+    a = tmp_path / "a"; a.mkdir(); (a / "traces.jsonl").write_text("")
+    with pytest.raises(RevealInputError, match="nothing to merge"): merge_shards([a], tmp_path / "out")
+    assert not (tmp_path / "out" / "traces.jsonl").exists()
+
+
+def test_a_full_disk_leaves_no_partial_merge(tmp_path, monkeypatch):
+    "A write that fails (a full disk, simulated by a TEST DOUBLE of the writer that raises ENOSPC) is one line, and no file is left."
+    import errno
+    import reveal_nb.evaluate as ev
+    a = tmp_path / "a"; a.mkdir()
+    (a / "traces.jsonl").write_text("".join(json.dumps(dict(qid=f"q{i}", config_fingerprint="f")) + "\n" for i in range(20)))
+    def full_disk(path, text): raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(ev, "atomic_write_text", full_disk)
+    with pytest.raises(RevealInputError, match="No space left on device"): ev.merge_shards([a], tmp_path / "out")
+    assert not (tmp_path / "out" / "traces.jsonl").exists()
+    monkeypatch.undo()
+    assert ev.merge_shards([a], tmp_path / "out").read_text().count("\n") == 20       # the rerun is not refused as "already exists"
