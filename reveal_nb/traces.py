@@ -15,8 +15,8 @@ from .readings import readings_line
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['render_trace', 'grade', 'work_units', 'unit_memory', 'run_unit', 'local_executor', 'run_variant', 'summarize',
-           'compare_table']
+__all__ = ['render_trace', 'grade', 'work_units', 'unit_memory', 'item_fingerprint', 'answered_this', 'run_unit',
+           'local_executor', 'run_variant', 'summarize', 'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
 def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
@@ -95,13 +95,26 @@ def unit_memory(item, cfg: RevealConfig, llm, enc, progress: bool = False):
                         subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles") or 0.0), llm=llm, text_encoder=enc, progress=progress,
                         levels=memory_levels(cfg))
 
+def item_fingerprint(item, cfg: RevealConfig) -> str:
+    "What a trace answered: the question, its options, its gold letter, the video id and the video file's content."
+    import hashlib
+    from reveal_nb.memory import cached_file_sha256
+    video = cached_file_sha256(item.video_path, cfg) if item.video_path and Path(item.video_path).is_file() else None
+    return hashlib.sha256(json.dumps([item.question, item.options, item.answer, item.video_id, video]).encode()).hexdigest()[:16]
+
+def answered_this(trace: dict, item, cfg: RevealConfig) -> bool:
+    "Whether a trace answered this version of the item (traces written before item fingerprints: by question, options and gold)."
+    if "item_fingerprint" in trace: return trace["item_fingerprint"] == item_fingerprint(item, cfg)
+    return (trace.get("question"), trace.get("options"), trace.get("gold")) == (item.question, item.options, item.answer)
+
 def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = None, progress: bool = False) -> list[dict]:
     "The traces of one unit (questions of one video stepped together through the loop)."
     mems = {} if mems is None else mems
     if unit[0].video_id not in mems: mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc, progress)
     t0 = time.time()
     runs = run_loop([start_run(it, mems[it.video_id], cfg, enc.dim) for it in unit], llm, enc, pool, cfg)
-    return [grade(trace_of(r, cfg, llm), r.item) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit)) for r in runs]
+    return [grade(trace_of(r, cfg, llm), r.item) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit),
+                                                       item_fingerprint=item_fingerprint(r.item, cfg)) for r in runs]
 
 def local_executor(units: list, cfg: RevealConfig, llm=None, enc=None, progress: bool = False):
     "Run the units one after another in this process; yields each unit's traces as it finishes (with `progress`, memory builds show theirs)."
@@ -126,6 +139,12 @@ def _run_variant(items, cfg, out_dir, llm, enc, progress, executor):
     from tqdm.auto import tqdm
     path, fp = out_dir / "traces.jsonl", run_fingerprint(cfg)
     done = _check_traces(path, fp)
+    stale = [it.qid for it in items if it.qid in done and not answered_this(done[it.qid], it, cfg)]
+    if stale:
+        import sys
+        print(f"{path}: {len(stale)} trace(s) answered an earlier version of their question (text, options, gold or video), "
+              f"e.g. {stale[0]}; answering them again", file=sys.stderr)
+        for q in stale: done.pop(q)
     todo = [it for it in items if it.qid not in done]
     if todo:
         units = work_units(todo, cfg.question_batch)

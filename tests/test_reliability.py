@@ -62,3 +62,26 @@ def test_a_full_disk_leaves_no_partial_merge(tmp_path, monkeypatch):
     assert not (tmp_path / "out" / "traces.jsonl").exists()
     monkeypatch.undo()
     assert ev.merge_shards([a], tmp_path / "out").read_text().count("\n") == 20       # the rerun is not refused as "already exists"
+
+
+def test_a_changed_question_is_answered_again_not_reused(tmp_path):
+    "A finished trace whose question changed since (here its gold letter) is not reused: the runner answers it again."
+    from reveal_nb.benchmarks import QAItem
+    from reveal_nb.loop import run_fingerprint
+    from reveal_nb.traces import answered_this, item_fingerprint
+    cfg = RevealConfig()
+    it = QAItem("unit", "q1", "v", "Which?", {"A": "x", "B": "y"}, "A", ["attribute"])
+    t = dict(qid="q1", question="Which?", options={"A": "x", "B": "y"}, gold="A", item_fingerprint=item_fingerprint(it, cfg),
+             config_fingerprint=run_fingerprint(cfg), correct=True)
+    assert answered_this(t, it, cfg)
+    moved = QAItem("unit", "q1", "v", "Which?", {"A": "x", "B": "y"}, "B", ["attribute"])
+    assert not answered_this(t, moved, cfg)
+    old = {k: v for k, v in t.items() if k != "item_fingerprint"}        # a trace written before item fingerprints
+    assert answered_this(old, it, cfg) and not answered_this(old, moved, cfg)
+    (tmp_path / "traces.jsonl").write_text(json.dumps(t) + "\n")
+    calls = []
+    def recorder(units, c):                                                # TEST DOUBLE of an executor: records what it is asked to run
+        calls.extend(i.qid for u in units for i in u); yield [dict(t, gold="B", correct=False, item_fingerprint=item_fingerprint(moved, cfg))]
+    out = run_variant([moved], cfg, tmp_path, executor=recorder, progress=False)
+    assert calls == ["q1"] and out[0]["gold"] == "B"
+    assert run_variant([moved], cfg, tmp_path, executor=recorder, progress=False)[0]["gold"] == "B" and calls == ["q1"]   # now current: reused
