@@ -11,8 +11,8 @@ import yaml
 from .core import RevealConfig, RevealInputError
 
 # %% auto #0
-__all__ = ['SCORE_LEVELS', 'QUESTION_KINDS', 'Criterion', 'RubricPool', 'load_pool', 'save_pool', 'starter_pool_path', 'pool_for',
-           'catalogue', 'rubric_text', 'aggregate', 'criterion_texts', 'rubric_rerank']
+__all__ = ['SCORE_LEVELS', 'QUESTION_KINDS', 'MAX_POOL_BYTES', 'Criterion', 'RubricPool', 'load_pool', 'save_pool',
+           'starter_pool_path', 'pool_for', 'catalogue', 'rubric_text', 'aggregate', 'criterion_texts', 'rubric_rerank']
 
 # %% ../nbs/09_rubrics.ipynb #6f2aac04
 SCORE_LEVELS = ("1", "0.5", "0")
@@ -56,10 +56,12 @@ def _criterion(raw, i, src) -> Criterion:
     if not isinstance(kinds, list) or not kinds or any(k not in QUESTION_KINDS for k in kinds):
         raise RevealInputError(src, where("applies_to"), f"{kinds!r} must be a non-empty list of {QUESTION_KINDS}")
     w = raw["weight"]
-    if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > 0: raise RevealInputError(src, where("weight"), f"{w!r} must be a positive number")
+    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < float("inf"): raise RevealInputError(src, where("weight"), f"{w!r} must be a positive, finite number")
     sc = raw["scores"]
     if not isinstance(sc, dict) or {str(k) for k in sc} != set(SCORE_LEVELS):
         raise RevealInputError(src, where("scores"), f"must give exactly the boundaries {list(SCORE_LEVELS)}, got {list(sc) if isinstance(sc, dict) else sc!r}")
+    for k, v in sc.items():
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool): raise RevealInputError(src, where(f"scores.{k}"), f"{v!r} must be a text")
     sc = {str(k): str(v).strip() for k, v in sc.items()}
     for k, v in sc.items():
         if not v: raise RevealInputError(src, where(f"scores.{k}"), "empty boundary")
@@ -67,11 +69,19 @@ def _criterion(raw, i, src) -> Criterion:
     return Criterion(name, str(raw["description"]).strip(), tuple(kinds), float(w), {k: sc[k] for k in SCORE_LEVELS})
 
 # %% ../nbs/09_rubrics.ipynb #13538253
+MAX_POOL_BYTES = 1_000_000   # a pool of a few hundred criteria is tens of kilobytes
+
 def load_pool(path) -> RubricPool:
     "Read and validate a rubric pool YAML file."
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "file", "not found")
-    try: raw = yaml.safe_load(path.read_text())
+    if path.stat().st_size > MAX_POOL_BYTES: raise RevealInputError(path, "file", f"{path.stat().st_size:,} bytes; a rubric pool is at most {MAX_POOL_BYTES:,}")
+    try:
+        text = path.read_text(encoding="utf-8")
+        if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text)):      # anchors could expand to billions of nodes
+            raise RevealInputError(path, "file", "uses YAML anchors and aliases; write every criterion out")
+        raw = yaml.safe_load(text)
+    except UnicodeDecodeError: raise RevealInputError(path, "file", "not UTF-8 text") from None
     except yaml.YAMLError as e: raise RevealInputError(path, "file", f"not valid YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(raw, dict): raise RevealInputError(path, "file", "must be a mapping with 'name', 'source' and 'criteria'")
     for f in ("name", "source", "criteria"):

@@ -26,10 +26,20 @@ def test_a_good_pool_loads(write):
     (GOOD.replace("learned", "dreamt"), "field 'source'"),
     (GOOD + GOOD.split("criteria:\n")[1], "duplicate criterion name"),
     ("name: [unclosed", "not valid YAML"),
+    (GOOD.replace("weight: 1", "weight: .inf"), "positive, finite"),            # ρ would be NaN for every option
+    (GOOD.replace("0: z", "0: null"), "scores.0"),                           # not the text "None"
+    (GOOD.replace("0.5: y", "0.5: [y]"), "scores.0.5"),
+    ("a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n" + GOOD, "anchors and aliases"),
 ])
 def test_a_bad_field_is_named(write, broken, says):
     with pytest.raises(Exception, match=None) as e: load_pool(write(broken))
     assert says in str(e.value) and "rubric_pool.yaml" in str(e.value)
+
+
+def test_oversized_and_non_utf8_pools_are_refused(write):
+    with pytest.raises(Exception, match="at most"): load_pool(write(GOOD + "#" * 1_000_001))
+    p = write(""); p.write_bytes(GOOD.encode("latin-1") + "\n# caf\xe9".encode("latin-1"))
+    with pytest.raises(Exception, match="not UTF-8"): load_pool(p)
 
 
 def test_a_saved_pool_reads_back_with_its_provenance(write, tmp_path):
