@@ -51,9 +51,16 @@ def _build_video(root, split, vid, secs, seed, cfg, force=False) -> dict:
 # %% ../nbs/03e_synth.ipynb #5d828f74
 GENERATED = ("videos", "truth", "narration", "subtitles", "annotations", "manifest.json")   # everything `generate` writes
 
-def _refuse_foreign(root: Path):
-    "Generate only into a new or empty folder, or one reveal-synth wrote (its manifest, or an interrupted run's own folders)."
-    if not root.is_dir() or (root / "manifest.json").exists(): return
+def _refuse_foreign(root: Path, size: str):
+    "Generate only into a new or empty folder, or one reveal-synth wrote at this size (its manifest, or an interrupted run's own folders)."
+    if not root.is_dir(): return
+    if (root / "manifest.json").exists():
+        try: other = json.loads((root / "manifest.json").read_text()).get("size")
+        except (json.JSONDecodeError, AttributeError): other = None
+        if other not in (None, size):
+            raise RevealInputError(root / "manifest.json", "size", f"the folder holds reveal-synth {other}; write {size} into another folder "
+                                   "(its videos would be mixed with the other size's)")
+        return
     entries = {p.name for p in root.iterdir() if not p.name.startswith(".")}
     if entries and not (entries <= set(GENERATED) and ("annotations" not in entries or "truth" in entries)):
         raise RevealInputError(root, "manifest.json", "not a reveal-synth folder (no manifest.json) and not empty: nothing was written; "
@@ -63,7 +70,7 @@ def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: b
     "Write the reveal-synth dataset of a named size under `root` (a new or empty folder, or one it wrote); returns the manifest."
     from tqdm.auto import tqdm
     cfg = cfg or RevealConfig(); root = Path(root)
-    _refuse_foreign(root)
+    _refuse_foreign(root, size)
     specs = video_specs(size, cfg.seed)
     truths = {}
     for split, vid, secs, seed in tqdm(specs, desc=f"reveal-synth {size}", disable=not progress):

@@ -85,3 +85,11 @@ def test_a_changed_question_is_answered_again_not_reused(tmp_path):
     out = run_variant([moved], cfg, tmp_path, executor=recorder, progress=False)
     assert calls == ["q1"] and out[0]["gold"] == "B"
     assert run_variant([moved], cfg, tmp_path, executor=recorder, progress=False)[0]["gold"] == "B" and calls == ["q1"]   # now current: reused
+
+
+def test_another_size_into_a_synth_folder_is_refused(tmp_path):
+    d = tmp_path / "syn"
+    generate(d, "tiny", progress=False)
+    before = sorted(p.name for p in (d / "videos").iterdir())
+    with pytest.raises(RevealInputError, match="holds reveal-synth tiny"): generate(d, "mini", progress=False)
+    assert sorted(p.name for p in (d / "videos").iterdir()) == before
