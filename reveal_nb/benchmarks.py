@@ -40,8 +40,10 @@ def check_item(item: QAItem, source) -> QAItem:
     where = f"{source} [record {item.qid}]"
     letters = list(item.options)
     if len(letters) < 2: raise RevealInputError(where, "options", f"{len(letters)} option(s); at least 2 needed")
+    if len(letters) > 26: raise RevealInputError(where, "options", f"{len(letters)} options; at most 26 (A to Z)")
     if letters != [chr(65 + i) for i in range(len(letters))]: raise RevealInputError(where, "options", f"letters {letters} are not A, B, C, ... in order")
-    if any(not str(t).strip() for t in item.options.values()): raise RevealInputError(where, "options", "an option is empty")
+    if any(not isinstance(t, str) or not t.strip() for t in item.options.values()): raise RevealInputError(where, "options", "an option is empty or not a text")
+    if len({t.strip() for t in item.options.values()}) < len(letters): raise RevealInputError(where, "options", "two options have the same text")
     if item.answer is not None and item.answer not in item.options:
         raise RevealInputError(where, "answer", f"{item.answer!r} is not one of the options {letters}")
     if not item.question.strip(): raise RevealInputError(where, "question", "empty")

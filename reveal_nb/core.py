@@ -147,7 +147,12 @@ def coerce_field(name, value, source="config"):
     if name not in types: raise RevealInputError(source, name, "no such config field")
     t = types[name]
     try:
-        if t is bool and isinstance(value, str): return value.lower() in ("1", "true", "yes")
+        if t is bool and isinstance(value, str):
+            v = value.strip().lower()
+            if v in ("1", "true", "yes", "on"): return True
+            if v in ("0", "false", "no", "off"): return False
+            raise ValueError("write true or false (or 1 / 0, yes / no)")
+        if t is bool and not isinstance(value, (bool, int)): raise ValueError("not a boolean")
         if t is int and isinstance(value, float) and not value.is_integer(): raise ValueError("not an integer")
         return t(value)
     except (TypeError, ValueError) as e:

@@ -93,3 +93,16 @@ def test_another_size_into_a_synth_folder_is_refused(tmp_path):
     before = sorted(p.name for p in (d / "videos").iterdir())
     with pytest.raises(RevealInputError, match="holds reveal-synth tiny"): generate(d, "mini", progress=False)
     assert sorted(p.name for p in (d / "videos").iterdir()) == before
+
+
+@pytest.mark.parametrize("options, says", [({"A": "x", "B": None}, "not a text"), ({"A": "x", "B": "x"}, "same text"),
+                                           ({chr(65 + i): f"o{i}" for i in range(27)}, "at most 26")])
+def test_bad_options_are_named(options, says):
+    from reveal_nb.benchmarks import QAItem, check_item
+    with pytest.raises(RevealInputError, match=says): check_item(QAItem("b", "q", "v", "Q?", options, "A", []), "f.json")
+
+
+def test_a_boolean_setting_must_say_true_or_false():
+    from reveal_nb.core import with_overrides
+    with pytest.raises(RevealInputError, match="true or false"): with_overrides(RevealConfig(), ["early_stop=maybe"])
+    assert with_overrides(RevealConfig(), ["early_stop=no"]).early_stop is False
