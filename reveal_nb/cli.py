@@ -12,15 +12,15 @@ from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_wri
 from .served import ModelServerError
 
 # %% auto #0
-__all__ = ['config_from_args', 'run_demo', 'build_parser', 'main']
+__all__ = ['TRACE_FIELDS', 'config_from_args', 'run_demo', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #dd54cf2e
 def config_from_args(config_file=None, sets=()) -> RevealConfig:
     "A config from an optional JSON file plus `key=value` overrides."
     cfg = RevealConfig()
     if config_file:
-        try: d = json.loads(Path(config_file).read_text())
-        except (OSError, json.JSONDecodeError) as e: raise RevealInputError(config_file, "config", f"cannot read JSON: {e}") from None
+        try: d = json.loads(Path(config_file).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(config_file, "config", f"cannot read JSON: {e}") from None
         if isinstance(d, dict) and isinstance(d.get("config"), dict): d = d["config"]
         if not isinstance(d, dict): raise RevealInputError(config_file, "config", f"expected a JSON object of config fields, found a {type(d).__name__}")
         cfg = config_from_dict(d, source=config_file)
@@ -83,7 +83,13 @@ def _cmd_models(a, cfg):
 
 def _cmd_chat(a, cfg):
     from reveal_nb.models import make_llm
-    schema = json.loads(Path(a.schema).read_text()) if a.schema else None
+    schema = None
+    if a.schema:
+        import jsonschema
+        try: schema = json.loads(require_file(a.schema, "--schema").read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(a.schema, "--schema", f"not a JSON file ({e})") from None
+        try: jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as e: raise RevealInputError(a.schema, "--schema", f"not a valid JSON schema: {e.message}") from None
     r = make_llm(cfg).chat(a.prompt, role=a.role, schema=schema, system=a.system)
     print(r.text)
     print(f"[{r.backend} {r.model}] role={r.role} prompt_tokens={r.prompt_tokens} completion_tokens={r.completion_tokens} "
@@ -202,7 +208,8 @@ def _cmd_figures(a, cfg):
         if not sep: raise RevealInputError("--param", p, "expected NAME=VALUE with a JSON value, e.g. Ks=[1,2]")
         try: params[k.strip()] = json.loads(v)
         except json.JSONDecodeError: raise RevealInputError("--param", p, f"{v!r} is not a JSON value (strings need quotes)") from None
-    thetas = [float(t) for t in a.thetas.split(",") if t.strip()]
+    try: thetas = [float(t) for t in a.thetas.split(",") if t.strip()]
+    except ValueError: raise RevealInputError("--thetas", "thetas", f"{a.thetas!r}: give numbers separated by commas, e.g. 0.7,0.8,0.9") from None
     done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas, jobs=a.jobs)
     print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
     if Path(a.out).resolve() == Path("figures").resolve() and Path("nbs").is_dir():      # the committed figures: chapters' windows follow
@@ -244,7 +251,11 @@ def _cmd_trace(a, cfg):
     if not recs: raise RevealInputError(a.traces, "file", "no traces found")
     if a.qid not in recs: raise RevealInputError(a.traces, "qid", f"{a.qid!r} not found; e.g. {', '.join(list(recs)[:3])}")
     t = recs[a.qid]
+    missing = [f for f in TRACE_FIELDS if f not in t]
+    if missing: raise RevealInputError(a.traces, f"{a.qid}.{missing[0]}", f"missing: not a trace of `reveal-nb demo` or `eval` (lacks {', '.join(missing)})")
     print(render_trace(t, t.get("tau", cfg.tau)))
+
+TRACE_FIELDS = ("qid", "type", "question", "options", "variant", "backbone", "readings", "rounds", "stop_reason", "answer", "gold")
 
 # %% ../nbs/90_cli.ipynb #d564c539
 def build_parser() -> argparse.ArgumentParser:

@@ -243,13 +243,23 @@ def require_file(path, field: str) -> Path:
     return path
 
 def read_jsonl_records(path, key: str = "id") -> dict:
-    "{record[key]: record} from a JSONL file, skipping lines that do not parse (a cut-off last line)."
-    out = {}
-    if Path(path).exists():
-        for line in Path(path).read_text().splitlines():
-            try: rec = json.loads(line)
-            except json.JSONDecodeError: continue
-            out[rec[key]] = rec
+    """{record[key]: record} from a JSONL file. A last line that does not parse (cut off by a killed writer) is
+    skipped; a bad line before it is skipped with a warning; a line that is not an object or lacks `key` is an error."""
+    import warnings
+    out, path = {}, Path(path)
+    if not path.exists(): return out
+    if path.is_dir(): raise RevealInputError(path, "file", "is a folder; give a .jsonl file")
+    try: lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError: raise RevealInputError(path, "file", "not UTF-8 text") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip(): continue
+        try: rec = json.loads(line)
+        except json.JSONDecodeError:
+            if n < len(lines): warnings.warn(f"{path}: line {n} is not JSON; skipped")
+            continue
+        if not isinstance(rec, dict): raise RevealInputError(path, f"line {n}", f"a {type(rec).__name__}, not a JSON object")
+        if key not in rec: raise RevealInputError(path, f"line {n}.{key}", "missing")
+        out[rec[key]] = rec
     return out
 
 # %% ../nbs/00_core.ipynb #5e28efc9

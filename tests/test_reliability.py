@@ -106,3 +106,43 @@ def test_a_boolean_setting_must_say_true_or_false():
     from reveal_nb.core import with_overrides
     with pytest.raises(RevealInputError, match="true or false"): with_overrides(RevealConfig(), ["early_stop=maybe"])
     assert with_overrides(RevealConfig(), ["early_stop=no"]).early_stop is False
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run(CLI + list(args), capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("content, says", [(b"[1, 2]\n", "not a JSON object"), (b'{"x": 1}\n', "line 1.qid"),
+                                           (b'\xff\xfe{"qid": "a"}\n', "not UTF-8"), (b'{"qid": "a"}\n', "not a trace")])
+def test_trace_show_on_a_bad_file_is_one_line(tmp_path, content, says):
+    f = tmp_path / "t.jsonl"; f.write_bytes(content)
+    r = _cli("trace", "show", str(f), "a")
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_trace_show_on_a_folder_is_one_line(tmp_path):
+    r = _cli("trace", "show", str(tmp_path), "a")
+    assert r.returncode == 2 and "is a folder" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_corrupt_line_inside_a_traces_file_is_named(tmp_path):
+    from reveal_nb.core import read_jsonl_records
+    f = tmp_path / "t.jsonl"; f.write_text('{"qid": "a"}\n{oops\n{"qid": "b"}\n{"qid": "c", "cut')
+    with pytest.warns(UserWarning, match="line 2 is not JSON"): recs = read_jsonl_records(f, key="qid")
+    assert list(recs) == ["a", "b"]                          # the cut-off last line is skipped without a word
+
+
+@pytest.mark.parametrize("schema, says", [(None, "file not found"), ("{bad", "not a JSON file"), ('{"type": "frob"}', "not a valid JSON schema")])
+def test_chat_schema_errors_are_one_line(tmp_path, schema, says):
+    f = tmp_path / "s.json"
+    if schema is not None: f.write_text(schema)
+    r = _cli("chat", "hi", "--schema", str(f))
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_bad_thetas_and_a_non_utf8_config_are_one_line(tmp_path):
+    r = _cli("figures", "--thetas", "abc", "--only", "table1_main")
+    assert r.returncode == 2 and "--thetas" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    f = tmp_path / "c.json"; f.write_bytes(b'\xff{"tau": 0.8}')
+    r = _cli("config", "show", "--config", str(f))
+    assert r.returncode == 2 and "cannot read JSON" in r.stderr and "Traceback" not in r.stderr, r.stderr
