@@ -9,7 +9,7 @@ from reveal_nb.core import RevealConfig, with_overrides, read_jsonl_records
 from reveal_nb.synth import generate
 from reveal_nb.benchmarks import load_reveal_synth, load_benchmark
 from reveal_nb.evaluate import evaluate, ray_executor
-from reveal_nb.loop import memory_config
+from reveal_nb.loop import memory_config, memory_levels
 from reveal_nb.memory import OfflineMemory, memory_key, memory_root
 from reveal_nb.video import parse_srt
 
@@ -94,7 +94,8 @@ def test_longvideobench_subtitle_offset_reaches_the_memory(synth, tmp_path):
     items[0].captions_path = str(synth / "narration" / f"{vid}.json")   # the CPU captioner reads provided narration
     cfg = with_overrides(CFG, {"variant": "m_base", "l2_words": 30, "l3_words": 30})   # a memory of its own: short summaries keep it quick
     evaluate(items, cfg, tmp_path / "run", progress=False)
-    folder = memory_root(cfg) / memory_key(items[0].video_path, memory_config(cfg), items[0].captions_path, items[0].subtitles_path, offset)
+    folder = memory_root(cfg) / memory_key(items[0].video_path, memory_config(cfg), items[0].captions_path, items[0].subtitles_path, offset,
+                                           memory_levels(cfg))
     mem = OfflineMemory.load(folder)
     assert mem.meta["subtitles_offset"] == offset
     line = lines[1]   # 62.9-69.2 s on the video's clock; ignoring the offset would put it at 67.9-74.2 s, into the next 10-s chunk
