@@ -274,7 +274,8 @@ def sufficiency_agreement(points: pd.DataFrame, tau: float) -> dict:
 # %% ../nbs/16_analysis.ipynb #fd92fc42
 def final_verdict(trace: dict) -> str:
     "'sufficient' when the run stopped because its evidence was judged sufficient, else 'insufficient'."
-    return "sufficient" if trace["stop_reason"].startswith(("sufficient", "no_rubric verifier: enough", "self verifier: enough")) else "insufficient"
+    from reveal_nb.traces import stopped_sufficient
+    return "sufficient" if stopped_sufficient(trace) else "insufficient"
 
 def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: Models, runs=None) -> pd.DataFrame:
     """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added to REVEAL's
@@ -351,17 +352,18 @@ def failure_split(traces: list[dict]) -> dict:
     return dict(wrong=len(wrong), reading_failures=read, retrieval_failures=len(wrong) - read)
 
 # %% ../nbs/16_analysis.ipynb #65f84f93
+def _repaired(t) -> bool:
+    "Whether a later round brought ground-truth evidence that round 0 had not."
+    return any(any(r["gold_in_cache"]) and not any(t["rounds"][0]["gold_in_cache"]) for r in t["rounds"][1:])
+
 def pick_case(reveal: list[dict], no_rubric: list[dict]) -> tuple[str | None, str]:
     "The case-study question id chosen by the rule, and the reason (or why there is none)."
     nr = {t["qid"]: t for t in no_rubric}
     cands = [t for t in reveal if t["correct"] and t["qid"] in nr and nr[t["qid"]]["correct"] is False]
     if not cands: return None, "no question where the no-rubric variant is wrong and REVEAL is right in these runs"
-    def repaired(t): return any(any(r["gold_in_cache"]) and not any(t["rounds"][0]["gold_in_cache"]) for r in t["rounds"][1:])
-    best = sorted(cands, key=lambda t: (not (t["n_rounds"] > 1 and repaired(t)), -t["n_rounds"], t["qid"]))[0]
-    why = "REVEAL right, no-rubric wrong" + (", ground-truth evidence found by a repair round" if repaired(best) else "") + f", {best['n_rounds']} rounds"
+    best = sorted(cands, key=lambda t: (not (t["n_rounds"] > 1 and _repaired(t)), -t["n_rounds"], t["qid"]))[0]
+    why = "REVEAL right, no-rubric wrong" + (", ground-truth evidence found by a repair round" if _repaired(best) else "") + f", {best['n_rounds']} rounds"
     return best["qid"], f"{why} ({len(cands)} candidate{'s' if len(cands) != 1 else ''})"
-
-def _repaired(t): return any(any(r["gold_in_cache"]) and not any(t["rounds"][0]["gold_in_cache"]) for r in t["rounds"][1:])
 
 def fallback_case(reveal: list[dict]) -> tuple[str | None, str]:
     "When the paper's rule finds no case: REVEAL's question that a repair round helped most visibly (right, repaired, most rounds, smallest id)."

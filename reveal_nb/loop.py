@@ -234,7 +234,7 @@ OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls
 TRACE_FORMAT = 2
 
 def _content(path) -> str:
-    "SHA-256 of a file that shapes results (a rubric pool, a calibration), or 'missing'."
+    "SHA-256 of a file that shapes results (a rubric pool, a calibration), or 'missing'. Both are a few kilobytes, so hashing each time is cheaper than trusting a coarse mtime."
     from reveal_nb.core import sha256_file
     p = Path(path)
     return sha256_file(p)[:16] if p.is_file() else "missing"

@@ -16,7 +16,7 @@ from .rubrics import pool_for
 
 # %% auto #0
 __all__ = ['render_trace', 'grade', 'work_units', 'unit_memory', 'item_fingerprint', 'answered_this', 'run_unit',
-           'local_executor', 'run_variant', 'summarize', 'compare_table']
+           'local_executor', 'run_variant', 'stopped_sufficient', 'summarize', 'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
 def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
@@ -162,6 +162,10 @@ def _per_question(traces, role_key):
     tot = usage_totals([c for t in traces for c in t["calls"]])
     return {role: round(v[role_key] / len(traces), 2) for role, v in tot.items()}
 
+def stopped_sufficient(trace: dict) -> bool:
+    "Whether the run stopped because a verifier judged its evidence sufficient (not at the budget, not after one round)."
+    return trace["stop_reason"].startswith(("sufficient", "no_rubric verifier: enough", "self verifier: enough"))
+
 def summarize(traces: list[dict]) -> dict:
     "Accuracy (overall and per type, with chance and n), rounds, calls and tokens per question by role, sufficiency, gold recall."
     if not traces: raise RevealInputError("traces", "traces", "no traces to summarise")
@@ -178,7 +182,7 @@ def summarize(traces: list[dict]) -> dict:
                 correct={t["qid"]: bool(t["correct"]) for t in traces},
                 by_type={k: dict(n=len(v), accuracy=acc(v), chance=chance(v)) for k, v in sorted(by_type.items())},
                 mean_rounds=float(np.mean(rounds)), rounds_hist={k: rounds.count(k) for k in sorted(set(rounds))},
-                sufficient_rate=float(np.mean([t["stop_reason"].startswith(("sufficient", "no_rubric verifier: enough", "self verifier: enough")) for t in traces])),
+                sufficient_rate=float(np.mean([stopped_sufficient(t) for t in traces])),
                 gold_recall=float(np.mean(recall)) if recall else None,
                 truly_sufficient_rate=float(np.mean(truly)) if truly else None,
                 calls_per_question=_per_question(traces, "calls"), prompt_tokens_per_question=_per_question(traces, "prompt_tokens"),
