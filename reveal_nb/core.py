@@ -278,10 +278,11 @@ def _cut_torn_tail(path: Path):
 def append_jsonl(path, records) -> Path:
     "Append `records` (dicts) to a JSONL file, one per line, after repairing a torn tail; synced to disk."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists(): _cut_torn_tail(path)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    if not path.exists(): return atomic_write_text(path, text)     # a new file appears whole: never empty, never half a record
+    _cut_torn_tail(path)
     with open(path, "a") as fh:
-        for r in records: fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-        fh.flush(); os.fsync(fh.fileno())
+        fh.write(text); fh.flush(); os.fsync(fh.fileno())
     return path
 
 # %% ../nbs/00_core.ipynb #78b7d932
