@@ -134,8 +134,8 @@ def judge_pairs(llm, pairs: list[dict], pool: RubricPool | None, cfg: RevealConf
         caches = [{} for _ in pairs]
         vp = verify_batch(llm, [_job(p, "positive", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False, enc=enc, readings=readings)
         vn = verify_batch(llm, [_job(p, "negative", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False, enc=enc, readings=readings)
-    return [dict(qid=p["qid"], criteria=c, rho_positive=round(a["rho"], 4), rho_negative=round(b["rho"], 4),
-                 sufficient_positive=a["sufficient"], sufficient_negative=b["sufficient"]) for p, c, a, b in zip(pairs, crit, vp, vn)]
+    return [dict(qid=p["qid"], criteria=c, rho_positive=round(a.rho, 4), rho_negative=round(b.rho, 4),
+                 sufficient_positive=a.sufficient, sufficient_negative=b.sufficient) for p, c, a, b in zip(pairs, crit, vp, vn)]
 
 def judged_right(j: dict) -> bool: return j["sufficient_positive"] and not j["sufficient_negative"]
 
@@ -219,7 +219,7 @@ def separation(llm, pair: dict, criteria: list[Criterion], cfg: RevealConfig, en
     scratch, caches = RubricPool("scratch", "learned", list(criteria)), [{} for _ in criteria]
     vp = verify_batch(llm, [_job(pair, "positive", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False, enc=enc)
     vn = verify_batch(llm, [_job(pair, "negative", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False, enc=enc)
-    return {c.name: [round(a["rho"], 4), round(b["rho"], 4)] for c, a, b in zip(criteria, vp, vn)}
+    return {c.name: [round(a.rho, 4), round(b.rho, 4)] for c, a, b in zip(criteria, vp, vn)}
 
 def decide_edit(plan: dict, rho: dict, pool: RubricPool, min_sep: float) -> tuple[bool, str]:
     "(accepted, reason) under the separation constraint."

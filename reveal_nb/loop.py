@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:                       # for the annotations only; the loop takes any item and memory of these shapes
     from reveal_nb.benchmarks import QAItem
     from reveal_nb.memory import OfflineMemory
-from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .verifier import Verdict, gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
 
 # %% auto #0
-__all__ = ['VARIANTS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config', 'memory_levels',
-           'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action', 'select_criteria',
-           'admit_round', 'judge', 'decide', 'answer_frames', 'answer_batch', 'stop_reading', 'run_loop',
-           'run_fingerprint', 'trace_of']
+__all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config',
+           'memory_levels', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
+           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'answer_batch', 'stop_reading',
+           'run_loop', 'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -59,6 +59,11 @@ def memory_levels(cfg: RevealConfig) -> int:
     return 3 if VARIANTS[cfg.variant].hierarchical else 1
 
 # %% ../nbs/12_loop.ipynb #6280cdde
+STOPS = ("sufficient",    # the verifier judged the evidence enough (early stop)
+         "budget",        # K rounds done without that
+         "single_round",  # a variant that retrieves once
+         "direct")        # a variant that does not retrieve
+
 @dataclass
 class QuestionRun:
     "One question's state through the loop."
@@ -73,8 +78,14 @@ class QuestionRun:
     rounds: list = field(default_factory=list)
     calls: list = field(default_factory=list)
     done: bool = False
-    stop_reason: str = ""
+    stop: str = ""          # why the loop ended, one of STOPS
+    stop_reason: str = ""   # the same, for a reader: with ρ against τ where there is one
     answer: dict = field(default_factory=dict)
+
+    def finish(self, stop: str, reason: str):
+        "End this question's loop: `stop` names why, from a fixed set; `reason` says it in words."
+        if stop not in STOPS: raise ValueError(f"stop {stop!r} is not one of {STOPS}")
+        self.done, self.stop, self.stop_reason = True, stop, reason
 
 def start_run(item, mem, cfg: RevealConfig, dim: int) -> QuestionRun:
     "A fresh run; without online memory, only exact repeats are dropped (dedup threshold above any cosine)."
@@ -154,10 +165,11 @@ def admit_round(run: QuestionRun, cands: list, queries: list, t: int, pool: Rubr
     return admitted, kept
 
 # %% ../nbs/12_loop.ipynb #8646dc02
-def judge(runs: list, llm, pool: RubricPool, cfg: RevealConfig, enc=None, readings: RunReadings | None = None) -> list[dict]:
+def judge(runs: list, llm, pool: RubricPool, cfg: RevealConfig, enc=None,
+          readings: RunReadings | None = None) -> list[Verdict]:
     "Verdicts for the open runs after a round (one batched call per verifier stage)."
     stop = VARIANTS[cfg.variant].stop
-    if stop == "none": return [dict(reading="none", sufficient=False, rho=None, missing="", calls=[]) for _ in runs]
+    if stop == "none": return [Verdict("none", False) for _ in runs]
     readings = readings or run_readings(cfg, llm, enc)
     jobs = [dict(question=r.item.question, options=r.item.options, criteria=r.criteria if stop == "rubric" else None,
                  evidence=r.om.evidence_text(), cache=r.cache) for r in runs]
@@ -165,16 +177,18 @@ def judge(runs: list, llm, pool: RubricPool, cfg: RevealConfig, enc=None, readin
     if readings.family == "likelihood": return gain_match_batch(llm, enc, jobs, None, cfg, readings.calibration, analyse=(stop == "no_rubric"))
     return norubric_batch(llm, jobs, keep_analysis=(stop == "no_rubric"))
 
-def decide(run: QuestionRun, v: dict, t: int, cfg: RevealConfig):
+def decide(run: QuestionRun, verdict: Verdict, t: int, cfg: RevealConfig):
     "Stop when sufficient, after one round for single-round variants, or at K rounds; else pass the analysis on."
     variant = VARIANTS[cfg.variant]
-    if v["sufficient"] and cfg.early_stop:
-        run.done, run.stop_reason = True, (f"sufficient: rho {v['rho']:.3f} >= tau {cfg.tau}" if variant.stop == "rubric" else f"{variant.stop} verifier: enough")
+    rubric = variant.stop == "rubric"
+    rho_vs_tau = f"rho {verdict.rho:.3f} {'>=' if verdict.sufficient else '<'} tau {cfg.tau}" if rubric else ""
+    if verdict.sufficient and cfg.early_stop:
+        run.finish("sufficient", f"sufficient: {rho_vs_tau}" if rubric else f"{variant.stop} verifier: enough")
     elif not variant.iterative:
-        run.done, run.stop_reason = True, "single round"
+        run.finish("single_round", "single round")
     elif t + 1 >= cfg.max_rounds:
-        run.done, run.stop_reason = True, f"budget: {cfg.max_rounds} rounds" + (f", rho {v['rho']:.3f} {'>=' if v['sufficient'] else '<'} tau {cfg.tau}" if variant.stop == "rubric" else "")
-    run.om.set_missing(v.get("missing", "") if variant.stop in ("rubric", "no_rubric") else "")
+        run.finish("budget", f"budget: {cfg.max_rounds} rounds" + (f", {rho_vs_tau}" if rubric else ""))
+    run.om.set_missing(verdict.missing if variant.stop in ("rubric", "no_rubric") else "")
 
 # %% ../nbs/12_loop.ipynb #68fd2d49
 def answer_frames(run: QuestionRun, cfg: RevealConfig) -> list:
@@ -196,42 +210,43 @@ def stop_reading(cfg: RevealConfig, readings: RunReadings) -> str:
     stop = VARIANTS[cfg.variant].stop
     return {"rubric": readings.verifier, "none": "none"}.get(stop, readings.stop)
 
-def _round_record(run, t, action, kept, admitted, v) -> dict:
+def _round_record(run, t, action, kept, admitted, verdict: Verdict) -> dict:
     return dict(round=t, action=asdict(action), candidates=len(kept),
-                admitted=[dict(id=e.id, level=e.level, start=e.start, end=e.end, source=e.source, found_by=e.found_by) for e in admitted],
-                evidence_size=len(run.om.evidence), verdict={k: v[k] for k in v if k != "calls"})
+                admitted=[dict(id=e.id, level=e.level, start=e.start, end=e.end, source=e.source, found_by=e.found_by)
+                          for e in admitted],
+                evidence_size=len(run.om.evidence), verdict=verdict.record())
 
 # %% ../nbs/12_loop.ipynb #6061d23e
 def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     "Retrieve, verify and repair for every run (batched per step), then answer them all, with one family of readings."
-    v, readings = VARIANTS[cfg.variant], run_readings(cfg, llm, enc)
+    variant, readings = VARIANTS[cfg.variant], run_readings(cfg, llm, enc)
     for r in runs: r.readings = readings.describe() | dict(stop=stop_reading(cfg, readings))
-    if not v.retrieval:
+    if not variant.retrieval:
         for r in runs:
             l1 = [x for x in r.mem.level(1) if x["text"]]
             pick = [l1[i] | dict(query="uniform (direct)", found_by=["uniform (direct)"], score=0.0)
                     for i in np.unique(np.linspace(0, len(l1) - 1, min(cfg.direct_max_items, len(l1))).round().astype(int))] if l1 else []
             r.om.admit(pick, r.mem.vectors([c["id"] for c in pick]), round=0)
-            r.done, r.stop_reason = True, "direct: no retrieval"
-    for t in range(cfg.max_rounds if v.iterative else 1):
+            r.finish("direct", "direct: no retrieval")
+    for t in range(cfg.max_rounds if variant.iterative else 1):
         live = [r for r in runs if not r.done]
         if not live: break
         actions = plan_round(live, t, llm, cfg)                                              # 1 plan
         executed = [execute_action(r, a, enc, cfg) for r, a in zip(live, actions)]           # 2 retrieve,
-        if v.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)          #   select criteria,
+        if variant.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)    #   select criteria,
         steps = [admit_round(r, c, q, t, pool, cfg) for r, (c, q) in zip(live, executed)]    #   rerank and admit
         verdicts = judge(live, llm, pool, cfg, enc, readings)                                # 3 verify
-        for r, a, (adm, kept), vd in zip(live, actions, steps, verdicts):
-            r.calls += vd.get("calls", [])
-            decide(r, vd, t, cfg)                                                            #   stop or repair
-            r.rounds.append(_round_record(r, t, a, kept, adm, vd))
+        for r, a, (adm, kept), verdict in zip(live, actions, steps, verdicts):
+            r.calls += verdict.calls
+            decide(r, verdict, t, cfg)                                                       #   stop or repair
+            r.rounds.append(_round_record(r, t, a, kept, adm, verdict))
     answer_batch(runs, llm, cfg, enc, readings)                                              # 4 answer
     return runs
 
 # %% ../nbs/12_loop.ipynb #587de924
 OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls are batched (marked in chapter 00)
 
-TRACE_FORMAT = 2
+TRACE_FORMAT = 3   # 3: a trace's `stop` field; every verdict has the fields of `Verdict`
 
 def _content(path) -> str:
     "SHA-256 of a file that shapes results (a rubric pool, a calibration), or 'missing'. Both are a few kilobytes, so hashing each time is cheaper than trusting a coarse mtime."
@@ -256,7 +271,8 @@ def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
     return dict(qid=it.qid, benchmark=it.benchmark, video_id=it.video_id, type=(it.qtypes or ["?"])[0], question=it.question, options=it.options,
                 variant=cfg.variant, config_fingerprint=run_fingerprint(cfg), tau=cfg.tau, max_rounds=cfg.max_rounds, backbone=dict(backend=llm.name, model=llm.model_name),
                 readings=run.readings | dict(answer=run.answer.get("reading")),
-                criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds), stop_reason=run.stop_reason,
+                criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds),
+                stop=run.stop, stop_reason=run.stop_reason,
                 missing_evidence=run.om.missing, final_evidence=[asdict(e) for e in run.om.evidence], rejected_evidence=run.om.rejected,
                 answer=run.answer.get("letter"), answer_detail=run.answer,
                 gold=it.answer, correct=(run.answer.get("letter") == it.answer) if it.answer else None, calls=run.calls)

@@ -110,8 +110,8 @@ def measure_slow(llm, enc, questions: list[dict], pool: RubricPool, cfg: RevealC
         for reading in SLOW_READINGS:
             vs = verify_batch(llm, [dict(question=q["question"], options=q["options"], criteria=crit, evidence=q["evidence"][c], cache={}) for c in "OMU"],
                               pool, cfg, analyse=False, enc=enc, reading=reading)
-            rec["rho"][reading] = {c: v["rho"] for c, v in zip("OMU", vs)}
-            rec["seconds"][reading] = _seconds([x for v in vs for x in v["calls"]]) / 3
+            rec["rho"][reading] = {c: v.rho for c, v in zip("OMU", vs)}
+            rec["seconds"][reading] = _seconds([x for v in vs for x in v.calls]) / 3
         if path: append_jsonl(path, [rec])
         out.append(rec)
     return out

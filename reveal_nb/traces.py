@@ -5,6 +5,7 @@
 # %% ../nbs/13_traces.ipynb #85cc0776
 from __future__ import annotations
 import json, os, time
+from collections import Counter
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, config_fingerprint, config_to_dict,
@@ -164,7 +165,7 @@ def _per_question(traces, role_key):
 
 def stopped_sufficient(trace: dict) -> bool:
     "Whether the run stopped because a verifier judged its evidence sufficient (not at the budget, not after one round)."
-    return trace["stop_reason"].startswith(("sufficient", "no_rubric verifier: enough", "self verifier: enough"))
+    return trace["stop"] == "sufficient"
 
 def summarize(traces: list[dict]) -> dict:
     "Accuracy (overall and per type, with chance and n), rounds, calls and tokens per question by role, sufficiency, gold recall."
@@ -183,6 +184,7 @@ def summarize(traces: list[dict]) -> dict:
                 by_type={k: dict(n=len(v), accuracy=acc(v), chance=chance(v)) for k, v in sorted(by_type.items())},
                 mean_rounds=float(np.mean(rounds)), rounds_hist={k: rounds.count(k) for k in sorted(set(rounds))},
                 sufficient_rate=float(np.mean([stopped_sufficient(t) for t in traces])),
+                stops={s: n for s, n in Counter(t["stop"] for t in traces).most_common()},
                 gold_recall=float(np.mean(recall)) if recall else None,
                 truly_sufficient_rate=float(np.mean(truly)) if truly else None,
                 calls_per_question=_per_question(traces, "calls"), prompt_tokens_per_question=_per_question(traces, "prompt_tokens"),

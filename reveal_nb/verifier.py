@@ -5,6 +5,7 @@
 # %% ../nbs/11_verifier.ipynb #3e1c3b7f
 from __future__ import annotations
 import string
+from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 from .core import RevealConfig
 from .models import ChatRequest, ScoreRequest, call_record
@@ -14,8 +15,8 @@ from .readings import RunReadings, missing_text, option_scores, read_options, ru
 
 # %% auto #0
 __all__ = ['SELECT_SYSTEM', 'SELECT_PROMPT', 'VERIFY_SYSTEM', 'VERIFY_PROMPT', 'LABEL_PROMPT', 'SCORE_LABELS', 'MISSING_PROMPT',
-           'NORUBRIC_PROMPT', 'select_request', 'parse_selection', 'score_schema', 'verify_request', 'verdict',
-           'expected_requests', 'missing_request', 'unknown_options', 'gain_match_batch', 'verify_batch',
+           'NORUBRIC_PROMPT', 'select_request', 'parse_selection', 'score_schema', 'verify_request', 'Verdict',
+           'verdict', 'expected_requests', 'missing_request', 'unknown_options', 'gain_match_batch', 'verify_batch',
            'norubric_request', 'norubric_batch']
 
 # %% ../nbs/11_verifier.ipynb #077aa92a
@@ -65,13 +66,35 @@ def verify_request(job: dict, pool: RubricPool, cfg: RevealConfig) -> ChatReques
                        schema=score_schema(job["options"], job["criteria"]), max_new_tokens=60 + 14 * n + 80)
 
 # %% ../nbs/11_verifier.ipynb #2f738a01
-def verdict(scores: dict, unknown: list, missing: str, job: dict, pool: RubricPool, cfg: RevealConfig, reading: str, note: str = "") -> dict:
+@dataclass
+class Verdict:
+    "What the verifier concluded about a question's evidence after a round; every reading fills these fields."
+    reading: str                                  # which reading made it (`generate`, `gain_match`, ...)
+    sufficient: bool
+    rho: float | None = None                      # None when the variant has no verifier
+    rho_by_option: dict = field(default_factory=dict)
+    best_option: str | None = None
+    criteria: list = field(default_factory=list)
+    scores: dict = field(default_factory=dict)    # z per option and criterion
+    unknown_options: list = field(default_factory=list)
+    missing: str = ""                             # the analysis for the planner, only when insufficient
+    note: str = ""                                # why a reply was unusable, if one was
+    measured: dict = field(default_factory=dict)  # the raw measurements of a likelihood reading
+    calls: list = field(default_factory=list)
+
+    def record(self) -> dict:
+        "The verdict as a trace stores it (its calls are kept with the run's other calls)."
+        return {k: v for k, v in asdict(self).items() if k != "calls"}
+
+def verdict(scores: dict, unknown: list, missing: str, job: dict, pool: RubricPool, cfg: RevealConfig,
+            reading: str, note: str = "") -> Verdict:
     "The computed verdict for one job: scores, ρ per option, ρ, sufficiency, and the analysis when insufficient."
     agg = aggregate(scores, pool, job["criteria"], cfg.tau)
-    return dict(reading=reading, criteria=list(job["criteria"]), scores=scores, unknown_options=list(unknown),
-                missing=("" if agg["sufficient"] else (missing or "").strip()), note=note, **agg)
+    return Verdict(reading, agg["sufficient"], agg["rho"], agg["rho_by_option"], agg["best_option"],
+                   list(job["criteria"]), scores, list(unknown),
+                   missing="" if agg["sufficient"] else (missing or "").strip(), note=note)
 
-def _from_generated(result, job, pool, cfg) -> dict:
+def _from_generated(result, job, pool, cfg) -> Verdict:
     if not result.ok:
         zeros = {o: {n: 0.0 for n in job["criteria"]} for o in job["options"]}
         return verdict(zeros, list(job["options"]), "", job, pool, cfg, "generate", note=f"score reply unusable: {result.error}")
@@ -128,18 +151,22 @@ def _best(rho_o: dict, tau: float) -> dict:
     return dict(rho_by_option=rho_o, rho=rho_o[best], best_option=best, sufficient=bool(rho_o[best] >= tau - 1e-9))
 
 # %% ../nbs/11_verifier.ipynb #b5ee6579
-def gain_match_batch(llm, enc, jobs: list[dict], pool: RubricPool | None, cfg: RevealConfig, cal, analyse: bool = True) -> list[dict]:
-    "Verdicts of the calibrated reading for many jobs (one batched scoring call); jobs with criteria=None are judged without a rubric."
+def gain_match_batch(llm, enc, jobs: list[dict], pool: RubricPool | None, cfg: RevealConfig, cal,
+                     analyse: bool = True) -> list[Verdict]:
+    """Verdicts of the calibrated reading for many jobs (one batched scoring call);
+    jobs with criteria=None are judged without a rubric."""
     out = []
     for j, r in zip(jobs, read_options(llm, enc, jobs)):
         scores = option_scores(r, j["options"], j.get("criteria"), pool, j["question"], cal)
         if j.get("criteria"): v = verdict(scores, [], "", j, pool, cfg, "gain_match")
-        else: v = dict(reading="gain_match (no rubric)", criteria=[], scores=scores, note="",
-                       **_best({o: s["(no rubric)"] for o, s in scores.items()}, cfg.tau))
-        v["unknown_options"] = [o for o, x in v["rho_by_option"].items() if x < cfg.tau - 1e-9]
-        v["missing"] = missing_text(j["question"], j["options"], v["unknown_options"]) if analyse and not v["sufficient"] else ""
-        v["measured"] = dict(gain=[round(float(x), 4) for x in r["gain"]], match=[round(float(x), 4) for x in r["match"]])
-        out.append(v | dict(calls=r["calls"]))
+        else: v = Verdict("gain_match (no rubric)", scores=scores,
+                          **_best({o: s["(no rubric)"] for o, s in scores.items()}, cfg.tau))
+        v.unknown_options = [o for o, x in v.rho_by_option.items() if x < cfg.tau - 1e-9]
+        if analyse and not v.sufficient: v.missing = missing_text(j["question"], j["options"], v.unknown_options)
+        else: v.missing = ""
+        v.measured = dict(gain=[round(float(x), 4) for x in r["gain"]], match=[round(float(x), 4) for x in r["match"]])
+        v.calls = r["calls"]
+        out.append(v)
     return out
 
 # %% ../nbs/11_verifier.ipynb #13820c53
@@ -150,25 +177,28 @@ def _take(flat, sizes):
     return out
 
 def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig, analyse: bool = True, enc=None,
-                 readings: RunReadings | None = None, reading: str | None = None) -> list[dict]:
+                 readings: RunReadings | None = None, reading: str | None = None) -> list[Verdict]:
     """Verdicts for many jobs {question, options, criteria, evidence, cache}; one batched call per stage. Each verdict lists its calls.
     `analyse=False` skips the missing-evidence analysis (when only ρ is wanted)."""
     readings = readings or run_readings(cfg, llm, enc)
     reading = reading or readings.verifier
     if reading == "generate":
         res = llm.chat_batch([verify_request(j, pool, cfg) for j in jobs], strict=False)
-        return [_from_generated(r, j, pool, cfg) | dict(calls=[call_record(r)]) for r, j in zip(res, jobs)]
+        return [replace(_from_generated(r, j, pool, cfg), calls=[call_record(r)]) for r, j in zip(res, jobs)]
     if reading == "gain_match": return gain_match_batch(llm, enc, jobs, pool, cfg, readings.require_calibration(llm, enc, cfg), analyse)
     if reading != "expected": raise ValueError(f"unknown verifier reading {reading!r}")
     reqs = [expected_requests(j, pool) for j in jobs]
     parts = _take(llm.score_batch([r for rs in reqs for r in rs]), [len(rs) for rs in reqs])
-    out = [verdict(s, unknown_options(s, pool, j["criteria"], cfg.tau), "", j, pool, cfg, reading) | dict(calls=[call_record(r) for r in p])
-           for s, j, p in zip([_from_expected(p, j) for p, j in zip(parts, jobs)], jobs, parts)]
-    short = [k for k, v in enumerate(out) if not v["sufficient"]] if analyse else []
+    out = []
+    for j, p in zip(jobs, parts):
+        s = _from_expected(p, j)
+        out.append(replace(verdict(s, unknown_options(s, pool, j["criteria"], cfg.tau), "", j, pool, cfg, reading),
+                           calls=[call_record(r) for r in p]))
+    short = [k for k, v in enumerate(out) if not v.sufficient] if analyse else []
     for k, r in zip(short, llm.chat_batch([missing_request(jobs[k], pool) for k in short], strict=False)):
-        out[k]["missing"] = r.parsed["missing_evidence_analysis"].strip() if r.ok else ""
-        out[k]["calls"].append(call_record(r))
-        if not r.ok: out[k]["note"] = f"missing-evidence reply unusable: {r.error}"
+        out[k].missing = r.parsed["missing_evidence_analysis"].strip() if r.ok else ""
+        out[k].calls.append(call_record(r))
+        if not r.ok: out[k].note = f"missing-evidence reply unusable: {r.error}"
     return out
 
 # %% ../nbs/11_verifier.ipynb #341abee5
@@ -183,13 +213,12 @@ def norubric_request(job: dict) -> ChatRequest:
     return ChatRequest([{"role": "system", "content": "You check evidence from a video. Reply with JSON only."}, {"role": "user", "content": prompt}],
                        role="verifier", schema=schema, max_new_tokens=80)
 
-def norubric_batch(llm, jobs: list[dict], keep_analysis: bool = True) -> list[dict]:
+def norubric_batch(llm, jobs: list[dict], keep_analysis: bool = True) -> list[Verdict]:
     "Yes/no verdicts (with the missing evidence when no and `keep_analysis`)."
     out = []
     for r in llm.chat_batch([norubric_request(j) for j in jobs], strict=False):
         ok = r.ok and bool(r.parsed["sufficient"])
         miss = r.parsed["missing_evidence"].strip() if (r.ok and keep_analysis and not ok) else ""
-        out.append(dict(reading="no-rubric", criteria=[], scores={}, unknown_options=[], missing=miss, rho_by_option={},
-                        rho=float(ok), best_option=None, sufficient=ok, note="" if r.ok else f"reply unusable: {r.error}",
-                        calls=[call_record(r)]))
+        out.append(Verdict("no-rubric", ok, rho=float(ok), missing=miss,
+                           note="" if r.ok else f"reply unusable: {r.error}", calls=[call_record(r)]))
     return out
