@@ -19,7 +19,7 @@ from .loop import VARIANTS, run_fingerprint
 __all__ = ['PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'published', 'published_value', 'paper_column',
            'paper_accuracy', 'paper_consistency', 'accuracy_row', 'trace_accuracy', 'run_dir', 'Models', 'Run',
            'missing_questions', 'ensure_runs', 'evidence_block', 'answer_jobs', 'round_answers', 'stop_round',
-           'replay_grid', 'ranked_evidence', 'volume_curve', 'evidence_volume', 'round_points', 'reliability',
+           'replay_grid', 'volume_config', 'volume_point', 'volume_curve', 'round_points', 'reliability',
            'sufficiency_agreement', 'final_verdict', 'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers',
            'oracle_answers', 'failure_split', 'pick_case', 'fallback_case']
 
@@ -207,35 +207,24 @@ def replay_grid(traces: list[dict], answers: dict, Ks, taus) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/16_analysis.ipynb #3098193a
-def ranked_evidence(mem, queries: list[str], enc, cfg: RevealConfig) -> list[dict]:
-    "Every memory item ranked by its best similarity to any of the queries (all levels)."
-    from reveal_nb.planner import retrieve
-    every = with_overrides(cfg, {f"top_k_l{l}": max(1, len(mem.level(l))) for l in (1, 2, 3)})
-    return retrieve(mem, queries, enc.encode(queries), every, (1, 2, 3))
+def volume_config(cfg: RevealConfig, k: int) -> RevealConfig:
+    "The loop with verification off, admitting up to k pieces per round, by search or by uniform sampling."
+    return with_overrides(cfg, {"variant": "no_verify", "rerank_k": k, "top_k_l1": max(cfg.top_k_l1, k),
+                                "uniform_sample_k": k})
 
-def volume_curve(items: list, reveal: Run, ks, models: Models, runs) -> pd.DataFrame:
-    "Accuracy of the answerer on the top-k ranked evidence pieces, for each k (verification off); cached per question."
-    from reveal_nb.traces import unit_memory
-    path = Path(runs) / f"volume-{run_fingerprint(reveal.cfg)[:10]}.jsonl"
-    have = read_jsonl_records(path, key="qid") if path.exists() else {}
-    by_qid = {t["qid"]: t for t in reveal.traces}
-    for it in items:
-        if it.qid in have and have[it.qid]["ks"] == list(ks): continue
-        t = by_qid[it.qid]
-        queries = [q for q in t["rounds"][0]["action"]["queries"] if q] or [it.question]
-        ranked = ranked_evidence(unit_memory(it, reveal.cfg, models.llm, models.enc), queries, models.enc, reveal.cfg)
-        letters = answer_jobs(models, reveal.cfg, [(it.question, it.options, evidence_block(ranked[:k])) for k in ks])
-        rec = dict(qid=it.qid, ks=list(ks), pieces=[min(k, len(ranked)) for k in ks], letters=letters, correct=[l == it.answer for l in letters])
-        append_jsonl(path, [rec]); have[it.qid] = rec
-    recs, rows = [have[it.qid] for it in items], []
-    for j, k in enumerate(ks):
-        rows.append(dict(k=k, mean_pieces=float(np.mean([r["pieces"][j] for r in recs])),
-                         **accuracy_row([r["correct"][j] for r in recs], [1 / len(it.options) for it in items])))
+def volume_point(traces: list[dict]) -> dict:
+    "Mean L1 segments and mean pieces of every level the answerer finally read, with the accuracy."
+    segments = [sum(e["level"] == 1 for e in t["final_evidence"]) for t in traces]
+    return dict(segments=float(np.mean(segments)), pieces=float(np.mean([len(t["final_evidence"]) for t in traces])),
+                **trace_accuracy(traces))
+
+def volume_curve(items: list, cfg: RevealConfig, ks, models: Models, runs) -> pd.DataFrame:
+    "One run of the loop with verification off per k (`volume_config`): its evidence volume and accuracy."
+    rows = []
+    for k in ks:
+        run = ensure_runs(items, volume_config(cfg, k), ["no_verify"], runs, models)["no_verify"]
+        rows.append(dict(k=k, **volume_point(run.traces)))
     return pd.DataFrame(rows)
-
-def evidence_volume(traces: list[dict]) -> float:
-    "Mean number of evidence pieces the answerer finally read."
-    return float(np.mean([len(t["final_evidence"]) for t in traces]))
 
 # %% ../nbs/16_analysis.ipynb #5ac44a66
 def round_points(traces: list[dict], answers: dict | None = None) -> pd.DataFrame:

@@ -84,7 +84,9 @@ class RevealConfig:
     max_rounds: int = _f(3, "K: the most retrieval rounds per question", lo=1, hi=50)
     tau: float = _f(0.7, "τ: evidence is sufficient when ρ = max over options of the weighted criterion score reaches τ", lo=0, hi=1)
     early_stop: bool = _f(True, "stop a question as soon as its evidence is judged sufficient (False: always run K rounds; with τ = 1 such a run contains the run of every smaller τ and K as a prefix, which the K × τ sweep reads)")
-    variant: str = _f("reveal", "the method: 'reveal' (full), 'no_rubric' (yes/no verifier), 'onmem', 'offmem', 'iter', 'm_base' (the ablation ladder of Table 2) or 'direct' (no retrieval)", choices=("reveal", "no_rubric", "onmem", "offmem", "iter", "m_base", "direct"))
+    variant: str = _f("reveal", "the method: 'reveal' (full), 'no_rubric' (yes/no verifier), 'onmem', 'offmem', 'iter', "
+                      "'m_base' (the ablation ladder of Table 2), 'direct' (no retrieval) or 'no_verify' (verification off)",
+                      choices=("reveal", "no_rubric", "onmem", "offmem", "iter", "m_base", "direct", "no_verify"))
     rubric_pool: str = _f("", "rubric pool YAML file (empty = the hand-written starter pool shipped with the package)")
     max_selected_criteria: int = _f(4, "most criteria verifier call 1 may select for one question", lo=1, hi=64)
     rerank_criterion_weight: float = _f(0.5, "rubric rerank: weight of a candidate's similarity to the selected criteria, added to its query similarity", lo=0, hi=10)

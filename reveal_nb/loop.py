@@ -48,7 +48,8 @@ VARIANTS = {v.name: v for v in (
     Variant("offmem", online=False, stop="self"),
     Variant("onmem", stop="self"),
     Variant("reveal"),
-    Variant("no_rubric", stop="no_rubric"))}
+    Variant("no_rubric", stop="no_rubric"),
+    Variant("no_verify", stop="none"))}
 
 def memory_config(cfg: RevealConfig) -> RevealConfig:
     "The config a variant's offline memory is built with (fixed chunks for the non-hierarchical ones)."
