@@ -5,13 +5,15 @@
 # %% ../nbs/11b_answerer.ipynb #0ddd3bcb
 from __future__ import annotations
 import string
+import numpy as np
 from .core import RevealConfig
 from .models import ChatRequest, call_record
 from .planner import format_options
 from .readings import RunReadings, answer_letter, read_options, run_readings
 
 # %% auto #0
-__all__ = ['ANSWER_PROMPT', 'ANSWER_SYSTEM', 'letter_request', 'answer_letters', 'frames_for_answer']
+__all__ = ['ANSWER_PROMPT', 'ANSWER_SYSTEM', 'letter_request', 'answer_letters', 'frames_for_answer', 'caption_track',
+           'token_counter', 'evenly_within', 'direct_input']
 
 # %% ../nbs/11b_answerer.ipynb #5e95317c
 ANSWER_PROMPT = string.Template("Evidence from the video:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
@@ -50,3 +52,50 @@ def frames_for_answer(video, duration: float, spans: list, cfg: RevealConfig) ->
     per = max(1, cfg.max_answer_frames // len(spans))
     frames = [f for a, b in spans for f in frames_in_span(video, a, b, fps=cfg.answer_fps, max_frames=per, max_side=cfg.decode_max_side)[1]]
     return frames[:cfg.max_answer_frames]
+
+# %% ../nbs/11b_answerer.ipynb #b0e6e09c
+def caption_track(captions=None, subtitles=None, subtitles_offset: float = 0.0) -> list[dict]:
+    "The provided narration and the speech (as quotes), merged in time order: what a text model can read of a video."
+    from reveal_nb.video import load_text_track
+    lines = list(load_text_track(captions)) if captions else []
+    if subtitles:
+        lines += [l | dict(text=f'Someone says: "{l["text"]}"') for l in load_text_track(subtitles, offset=subtitles_offset)]
+    return sorted(lines, key=lambda l: (l["start"], l["end"]))
+
+def token_counter(llm):
+    "Tokens of a text by the backbone's tokenizer, or at 4 characters a token; and which one it is."
+    tok = getattr(llm, "tokenizer", None)
+    if tok is not None: return (lambda s: len(tok.encode(s, add_special_tokens=False))), "tokenizer"
+    return (lambda s: -(-len(s) // 4)), "4 characters a token"
+
+def evenly_within(sizes: list[int], budget: int) -> list[int]:
+    "Indices of the most evenly spaced items over the whole list whose sizes sum to at most `budget`."
+    def pick(n): return sorted(set(np.linspace(0, len(sizes) - 1, n).round().astype(int).tolist())) if n else []
+    lo, hi = 0, len(sizes)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(sizes[i] for i in pick(mid)) <= budget: lo = mid
+        else: hi = mid - 1
+    return pick(lo)
+
+# %% ../nbs/11b_answerer.ipynb #b73638fe
+def direct_input(item, llm, cfg: RevealConfig) -> dict:
+    """What the direct baseline reads of `item`'s whole video: frames at 1 fps capped at `direct_frame_cap` for a
+    backbone that sees, else the caption track within `direct_token_budget`. {kind, pieces, images, described}."""
+    from reveal_nb.core import mmss
+    if getattr(llm, "is_vlm", False):
+        from reveal_nb.video import frames_in_span
+        times, frames = frames_in_span(item.video_path, 0.0, item.duration or 1e9, fps=1.0, max_frames=cfg.direct_frame_cap,
+                                       max_side=cfg.decode_max_side)
+        return dict(kind="frames", pieces=[], images=list(frames),
+                    described=dict(input="frames of the whole video at 1 fps", frames=len(frames), cap=cfg.direct_frame_cap))
+    offset = float(item.extra.get("starting_timestamp_for_subtitles") or 0.0)
+    track = caption_track(item.captions_path, item.subtitles_path, offset)
+    count, counted_by = token_counter(llm)
+    texts = [f"[{mmss(l['start'])}-{mmss(l['end'])}] (L1) {l['text']}" for l in track]
+    keep = evenly_within([count(t) + 1 for t in texts], cfg.direct_token_budget)
+    pieces = [dict(id=f"track-{i:05d}", text=track[i]["text"], level=1, start=float(track[i]["start"]), end=float(track[i]["end"]),
+                   query="caption track (direct)", found_by=["caption track (direct)"], score=0.0) for i in keep]
+    return dict(kind="caption track", pieces=pieces, images=None,
+                described=dict(input="caption track of the whole video", lines=len(keep), of_lines=len(track),
+                               tokens=sum(count(texts[i]) + 1 for i in keep), budget=cfg.direct_token_budget, counted_by=counted_by))

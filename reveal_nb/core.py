@@ -93,7 +93,8 @@ class RevealConfig:
     readings: str = _f("auto", "one family of readings for every role and variant of a run: 'generate' (criteria, scores and answers generated, as in the paper) or 'likelihood' (criteria by the question's form, calibrated option-text gain + encoder match as z, the answer read from option-text likelihoods; chapter 10a); 'auto' = likelihood for an in-process model under 1B parameters, else generate", choices=("auto", "generate", "likelihood"))
     readings_calibration: str = _f("", "calibration JSON of the likelihood readings (empty = the one shipped for the bundled backbone and encoder; `reveal-nb readings calibrate` fits one)")
     question_batch: int = _f(32, "open questions whose loop steps share one batched model call per step (1 = strictly one question at a time)", lo=1, hi=100000, operational=True)
-    direct_max_items: int = _f(64, "direct baseline with a text-only model: L1 narratives taken uniformly over the whole video (the text stand-in for the frame cap)", lo=1, hi=100000)
+    direct_token_budget: int = _f(3072, "direct baseline with a text-only model: tokens of the whole caption track it reads "
+                                  "(evenly spaced lines when the track is longer; the text stand-in for the frame cap)", lo=16, hi=1000000)
     # --- frames given to the answerer (appendix B.1, B.2) ---
     short_video_seconds: float = _f(600.0, "videos at most this long get uniform frames over their whole length; longer ones get frames inside the retrieved spans", lo=0, hi=1e6)
     answer_fps: float = _f(1.0, "frame rate of the frames given to a vision-capable answerer", lo=0.01, hi=30)

@@ -17,7 +17,7 @@ from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Acti
                                decompose_request, format_options, is_negation, negation_probes, repair_request, retrieve,
                                screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
 from .readings import RunReadings, run_readings, select_by_form
-from .answerer import answer_letters, frames_for_answer
+from .answerer import answer_letters, direct_input, frames_for_answer
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:                       # for the annotations only; the loop takes any item and memory of these shapes
     from reveal_nb.benchmarks import QAItem
@@ -27,8 +27,8 @@ from .verifier import Verdict, gain_match_batch, norubric_batch, parse_selection
 # %% auto #0
 __all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config',
            'memory_levels', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
-           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'answer_batch', 'stop_reading',
-           'run_loop', 'run_fingerprint', 'trace_of']
+           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'read_directly', 'answer_batch',
+           'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ STOPS = ("sufficient",    # the verifier judged the evidence enough (early stop)
 class QuestionRun:
     "One question's state through the loop."
     item: QAItem
-    mem: OfflineMemory
+    mem: OfflineMemory | None             # None for the direct baseline, which reads no memory
     om: OnlineMemory
     criteria: list | None = None
     selection_note: str = ""
@@ -82,6 +82,8 @@ class QuestionRun:
     stop: str = ""          # why the loop ended, one of STOPS
     stop_reason: str = ""   # the same, for a reader: with ρ against τ where there is one
     answer: dict = field(default_factory=dict)
+    direct_input: dict | None = None     # what the direct baseline read (answerer.direct_input)
+    direct_frames: list | None = None
 
     def finish(self, stop: str, reason: str):
         "End this question's loop: `stop` names why, from a fixed set; `reason` says it in words."
@@ -193,8 +195,17 @@ def decide(run: QuestionRun, verdict: Verdict, t: int, cfg: RevealConfig):
 
 # %% ../nbs/12_loop.ipynb #68fd2d49
 def answer_frames(run: QuestionRun, cfg: RevealConfig) -> list:
-    "The frames a vision-capable answerer gets for one run (`answerer.frames_for_answer` over its evidence spans)."
+    "The frames a vision-capable answerer gets for one run: the direct baseline's own, else those of its evidence spans."
+    if run.direct_frames is not None: return run.direct_frames
     return frames_for_answer(run.item.video_path, run.mem.meta["duration"], run.om.covered_spans(), cfg)
+
+def read_directly(run: QuestionRun, llm, cfg: RevealConfig):
+    """The direct baseline: no memory, no retrieval; the answerer reads `answerer.direct_input` (frames of the whole
+    video, or its caption track). Its pieces are never compared with each other, so no embedding is computed."""
+    d = direct_input(run.item, llm, cfg)
+    run.direct_input, run.direct_frames = d["described"], d["images"]
+    run.om.admit(d["pieces"], np.zeros((len(d["pieces"]), run.om.vectors.shape[1]), np.float32), round=0)
+    run.finish("direct", "direct: no retrieval")
 
 # %% ../nbs/12_loop.ipynb #ae6a3aff
 def answer_batch(runs: list, llm, cfg: RevealConfig, enc=None, readings: RunReadings | None = None):
@@ -223,12 +234,7 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     variant, readings = VARIANTS[cfg.variant], run_readings(cfg, llm, enc)
     for r in runs: r.readings = readings.describe() | dict(stop=stop_reading(cfg, readings))
     if not variant.retrieval:
-        for r in runs:
-            l1 = [x for x in r.mem.level(1) if x["text"]]
-            pick = [l1[i] | dict(query="uniform (direct)", found_by=["uniform (direct)"], score=0.0)
-                    for i in np.unique(np.linspace(0, len(l1) - 1, min(cfg.direct_max_items, len(l1))).round().astype(int))] if l1 else []
-            r.om.admit(pick, r.mem.vectors([c["id"] for c in pick]), round=0)
-            r.finish("direct", "direct: no retrieval")
+        for r in runs: read_directly(r, llm, cfg)
     for t in range(cfg.max_rounds if variant.iterative else 1):
         live = [r for r in runs if not r.done]
         if not live: break
@@ -273,7 +279,7 @@ def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
                 variant=cfg.variant, config_fingerprint=run_fingerprint(cfg), tau=cfg.tau, max_rounds=cfg.max_rounds, backbone=dict(backend=llm.name, model=llm.model_name),
                 readings=run.readings | dict(answer=run.answer.get("reading")),
                 criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds),
-                stop=run.stop, stop_reason=run.stop_reason,
+                stop=run.stop, stop_reason=run.stop_reason, direct_input=run.direct_input,
                 missing_evidence=run.om.missing, final_evidence=[asdict(e) for e in run.om.evidence], rejected_evidence=run.om.rejected,
                 answer=run.answer.get("letter"), answer_detail=run.answer,
                 gold=it.answer, correct=(run.answer.get("letter") == it.answer) if it.answer else None, calls=run.calls)

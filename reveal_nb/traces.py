@@ -111,9 +111,10 @@ def answered_this(trace: dict, item, cfg: RevealConfig) -> bool:
 def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = None, progress: bool = False) -> list[dict]:
     "The traces of one unit (questions of one video stepped together through the loop)."
     mems = {} if mems is None else mems
-    if unit[0].video_id not in mems: mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc, progress)
+    reads_memory = VARIANTS[cfg.variant].retrieval          # the direct baseline reads no memory, so none is built
+    if reads_memory and unit[0].video_id not in mems: mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc, progress)
     t0 = time.time()
-    runs = run_loop([start_run(it, mems[it.video_id], cfg, enc.dim) for it in unit], llm, enc, pool, cfg)
+    runs = run_loop([start_run(it, mems.get(it.video_id), cfg, enc.dim) for it in unit], llm, enc, pool, cfg)
     return [grade(trace_of(r, cfg, llm), r.item) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit),
                                                        item_fingerprint=item_fingerprint(r.item, cfg)) for r in runs]
 
