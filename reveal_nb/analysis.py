@@ -53,7 +53,7 @@ PAPER_ROWS = {"direct": ("Table 1", "Qwen3.5-27B"), "m_base": ("Table 2", "M_bas
 PAPER_COLUMNS = {"videomme": "Video-MME-L", "lvbench": "LVBench", "longvideobench": "LongVideoBench", "egolifeqa": "EgoLifeQA",
                  "egor1": "Ego-R1"}
 METHOD_NAMES = {"direct": "direct (no retrieval)", "m_base": "M_base", "iter": "M_+iter", "offmem": "M_+OffMem", "onmem": "M_+OnMem",
-                "reveal": "REVEAL", "no_rubric": "no-rubric verifier"}
+                "reveal": "REVEAL", "no_rubric": "no-rubric verifier", "no_verify": "verification off"}
 
 def paper_column(bench: str) -> str:
     "The published column a benchmark's numbers are compared with (Video-MME-L for reveal-synth, for scale)."

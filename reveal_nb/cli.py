@@ -200,7 +200,7 @@ def _cmd_eval(a, cfg):
     print(f"traces: {out / 'traces.jsonl'}; scores: {out / 'scores.json'}")
 
 def _cmd_figures(a, cfg):
-    from reveal_nb.reports import refresh_windows, run_reports
+    from reveal_nb.reports import figures_pool, refresh_windows, run_reports
     if a.config: raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as --set KEY=VALUE (they reach every report notebook)")
     params = dict(bench=a.bench, root=a.root or f"data/reveal-synth-{a.size}", size=a.size, splits=a.splits, limit=a.limit, runs=a.runs, out=a.out, overrides=list(a.sets))
     for p in a.params:
@@ -210,6 +210,11 @@ def _cmd_figures(a, cfg):
         except json.JSONDecodeError: raise RevealInputError("--param", p, f"{v!r} is not a JSON value (strings need quotes)") from None
     try: thetas = [float(t) for t in a.thetas.split(",") if t.strip()]
     except ValueError: raise RevealInputError("--thetas", "thetas", f"{a.thetas!r}: give numbers separated by commas, e.g. 0.7,0.8,0.9") from None
+    if any(s.split("=", 1)[0].strip() == "rubric_pool" for s in a.sets):
+        raise RevealInputError("--set", "rubric_pool", "reveal-nb figures takes the pool as --pool (dev, starter or a file)")
+    pool = figures_pool(a.pool, params)
+    print(f"rubric pool of every run: {pool or 'the hand-written starter pool'}")
+    if pool: params["overrides"] = params["overrides"] + [f"rubric_pool={pool}"]
     done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas, jobs=a.jobs)
     print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
     if Path(a.out).resolve() == Path("figures").resolve() and Path("nbs").is_dir():      # the committed figures: chapters' windows follow
@@ -318,6 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     fi.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=JSON", help="a report parameter, e.g. Ks=[1,2] or probe_rounds=2")
     fi.add_argument("--thetas", default="0.8", help="θ values of the sweep, comma-separated (each one builds its own memories)")
     fi.add_argument("--jobs", type=int, default=1, help="compute the reports' runs first in N one-thread processes (make figures: 2, one per core)")
+    fi.add_argument("--pool", default="dev", help="the rubric pool of every run: 'dev' (constructed once on reveal-synth's dev split, "
+                    "as the paper builds one pool on a training split), 'starter' (the hand-written pool) or a rubric_pool.yaml")
     fi.set_defaults(fn=_cmd_figures)
     rd = sub.add_parser("readings", parents=[common], help="fit the likelihood readings' calibration (calibrate) or measure every reading (study)")
     rd.add_argument("action", choices=["calibrate", "study"])

@@ -23,7 +23,7 @@ from .construct import (answer_three_ways, apply_edits, best_iteration, consolid
                                  should_stop, split_pairs, teacher_request)
 
 # %% auto #0
-__all__ = ['construct_pool', 'format_report']
+__all__ = ['working_role', 'construct_pool', 'format_report']
 
 # %% ../nbs/14a_construction.ipynb #6565ef86
 class _Lazy:
@@ -133,22 +133,27 @@ def _next_pool(d: Path, pool: RubricPool, proposals: list[dict], cfg, enc, it: i
     return load_pool(d / "pool.yaml")
 
 # %% ../nbs/14a_construction.ipynb #cd006ed4
+def working_role(iteration: int, cfg: RevealConfig) -> str:
+    "Whose misjudged pairs the proposer works on after `iteration`: the training pairs first, then as configured."
+    return "val" if iteration > 0 and cfg.construct_working_set == "held_out" else "train"
+
 def _refine(out, pairs, start, cfg, llm, enc, progress) -> tuple[list, str]:
-    "Iterations 0, 1, ...: judge, propose on misjudged training pairs, apply, consolidate; the curve and why it stopped."
+    "Iterations 0, 1, ...: judge, propose on the misjudged working set, apply, consolidate; the curve and why it stopped."
     curve, pool, it = [], start, 0
-    train = [p for p in pairs if p["role"] == "train"]
     while True:
         d = out / f"iter_{it:03d}"
         if it == 0 and not (d / "pool.yaml").exists(): save_pool(start, d / "pool.yaml")
         pool = load_pool(d / "pool.yaml")
         judged = _judge_stage(d / "judged.jsonl", pairs, pool, cfg, llm, enc=enc)
         m = {r: pair_metrics([judged[p["key"]] for p in pairs if p["role"] == r]) for r in ("train", "val")}
-        curve.append(dict(iteration=it, criteria=len(pool), val=m["val"], train=m["train"]))
-        if progress: print(f"iteration {it}: {len(pool)} criteria, validation accuracy {m['val']['accuracy']} (AUROC {m['val']['auroc']}), training accuracy {m['train']['accuracy']}")
-        working = [p for p in train if not judged_right(judged[p["key"]])]
+        role = working_role(it, cfg)
+        working = [p for p in pairs if p["role"] == role and not judged_right(judged[p["key"]])]
+        curve.append(dict(iteration=it, criteria=len(pool), val=m["val"], train=m["train"], working=dict(role=role, pairs=len(working))))
+        if progress: print(f"iteration {it}: {len(pool)} criteria, validation accuracy {m['val']['accuracy']} (AUROC {m['val']['auroc']}), "
+                           f"training accuracy {m['train']['accuracy']}; {len(working)} misjudged {role} pairs to work on")
         if should_stop([c["val"]["accuracy"] for c in curve], cfg.construct_patience): return curve, f"no improvement for {cfg.construct_patience} iterations"
         if it >= cfg.construct_max_iterations: return curve, f"reached construct_max_iterations = {cfg.construct_max_iterations}"
-        if not working: return curve, "every training pair judged right"
+        if not working: return curve, f"every {'held-out' if role == 'val' else 'training'} pair judged right"
         nxt = out / f"iter_{it + 1:03d}"
         proposals = _propose_stage(nxt / "proposals.jsonl", working, pool, cfg, llm, enc)
         _next_pool(nxt, pool, proposals, cfg, enc, it + 1)
@@ -184,6 +189,7 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
     for p in formed:
         for r in p["reasons"]: reasons[r] = reasons.get(r, 0) + 1
     provenance = dict(bench=bench, split=split, teacher=cfg.construct_teacher, starting_pool=start.name, filter=cfg.construct_filter,
+                      working_set=cfg.construct_working_set,
                       backbone=dict(backend=cfg.llm_backend, model=cfg.llm_model), text_encoder=cfg.text_encoder,
                       readings=run_readings(cfg, get_llm(), get_enc()).describe(), questions=len(items),
                       pairs=dict(formed=sum(p["answers"] is not None for p in formed), retained=len(pairs), train=len(pairs) - len(val), val=len(val)),
@@ -215,8 +221,11 @@ def format_report(rep: dict) -> str:
     if rep.get("teacher_agreement"):
         a = rep["teacher_agreement"]; out.append(f"teacher vs ground truth (E+ on L1 candidates, {a['n']} questions): precision {_m(a['precision'])}, recall {_m(a['recall'])}")
     if rep["curve"]:
-        out += ["", "iteration  criteria  val accuracy  val AUROC  train accuracy"]
-        out += [f"{c['iteration']:>9}  {c['criteria']:>8}  {_m(c['val']['accuracy']):>12}  {_m(c['val']['auroc']):>9}  {_m(c['train']['accuracy']):>14}" for c in rep["curve"]]
+        ws = pv.get("working_set", "train")
+        out += ["", f"iteration  criteria  val accuracy  val AUROC  train accuracy  next working set (rule: {ws})"]
+        out += [f"{c['iteration']:>9}  {c['criteria']:>8}  {_m(c['val']['accuracy']):>12}  {_m(c['val']['auroc']):>9}  {_m(c['train']['accuracy']):>14}"
+                + (f"  {c['working']['pairs']} misjudged {'held-out' if c['working']['role'] == 'val' else 'training'}" if "working" in c else "")
+                for c in rep["curve"]]
     out += [f"stopped: {rep['stop_reason']}; best iteration {pv['best_iteration']}", "",
             f"held-out pairs (n = {pv['pairs']['val']})   accuracy at tau   AUROC rho(E+ vs E-)   sufficient E+ / E-"]
     for name, m in rep["comparison"].items():

@@ -110,6 +110,10 @@ class RevealConfig:
     construct_min_separation: float = _f(0.0, "a criterion separates a pair when its score with E+ exceeds its score with E- by more than this", lo=-1, hi=1)
     construct_merge_cosine: float = _f(0.85, "proposed criteria whose descriptions are at least this similar (cosine) merge into one", lo=-1, hi=1)
     construct_max_iterations: int = _f(4, "most refinement iterations", lo=0, hi=100)
+    construct_working_set: str = _f("held_out", "the pairs the proposer edits for after the first iteration: 'held_out' "
+                                    "(the held-out pairs the last pool misjudged, as the paper does) or 'train' (misjudged "
+                                    "training pairs, which keeps the held-out pairs unseen by the proposer)",
+                                    choices=("held_out", "train"))
     construct_patience: int = _f(2, "stop refining when validation accuracy has not improved for this many iterations", lo=1, hi=100)
     # --- models ---
     llm_backend: str = _f("transformers", "chat backend: 'transformers' (in-process), 'vllm' (in-process vllm.LLM) or 'openai' (HTTP)", choices=("transformers", "vllm", "openai"), memory=True)

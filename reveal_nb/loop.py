@@ -26,9 +26,9 @@ from .verifier import Verdict, gain_match_batch, norubric_batch, parse_selection
 
 # %% auto #0
 __all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config',
-           'memory_levels', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'execute_action',
-           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'read_directly', 'answer_batch',
-           'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
+           'memory_levels', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'joint_encoder',
+           'visual_candidates', 'merge_channels', 'execute_action', 'select_criteria', 'admit_round', 'judge', 'decide',
+           'answer_frames', 'read_directly', 'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -83,6 +83,7 @@ class QuestionRun:
     stop_reason: str = ""   # the same, for a reader: with ρ against τ where there is one
     answer: dict = field(default_factory=dict)
     direct_input: dict | None = None     # what the direct baseline read (answerer.direct_input)
+    rubric_pool: dict = field(default_factory=dict)   # which pool the run's verifier chose criteria from
     direct_frames: list | None = None
 
     def finish(self, stop: str, reason: str):
@@ -124,6 +125,42 @@ def plan_round(runs: list, t: int, llm, cfg: RevealConfig) -> list[Action]:
             actions[i] = Action("Text Retrieval", [], source="fallback", fallback=actions[i].fallback)
     return actions
 
+# %% ../nbs/12_loop.ipynb #96d90238
+_JOINT_ENCODERS = {}
+
+def joint_encoder(cfg: RevealConfig):
+    "The joint text-image encoder named by `cfg.visual_encoder`, loaded once per process."
+    if cfg.visual_encoder not in _JOINT_ENCODERS:
+        from reveal_nb.encoders import make_visual_encoder
+        enc = make_visual_encoder(cfg)
+        if not getattr(enc, "joint", False):
+            raise RevealInputError("config", "visual_encoder", f"{cfg.visual_encoder!r} cannot embed a text query")
+        _JOINT_ENCODERS[cfg.visual_encoder] = enc
+    return _JOINT_ENCODERS[cfg.visual_encoder]
+
+def visual_candidates(mem, queries: list[str], cfg: RevealConfig, encoder=None) -> list[dict]:
+    "L1 segments whose keyframes match the queries (top `top_k_l1` per query), best first, with every query that found them."
+    hits = mem.search_visual((encoder or joint_encoder(cfg)).encode_texts(queries), cfg.top_k_l1)
+    merged = {}
+    for q, hs in zip(queries, hits):
+        for h in hs:
+            m = merged.setdefault(h["id"], h | dict(found_by=[], score=-np.inf))
+            if q not in m["found_by"]: m["found_by"].append(q)
+            if h["score"] > m["score"]: m.update(score=h["score"], query=q)
+    return sorted(merged.values(), key=lambda c: -c["score"])
+
+def merge_channels(text: list[dict], visual: list[dict]) -> list[dict]:
+    "Text candidates with the visual ones merged in by rank (the i-th visual hit takes the i-th best text score)."
+    scale = sorted((c["score"] for c in text), reverse=True) or [0.0]
+    out = {c["id"]: dict(c) for c in text}
+    for i, h in enumerate(visual):
+        if h["id"] in out:
+            both = out[h["id"]]
+            both.update(found_by=both["found_by"] + [q for q in h["found_by"] if q not in both["found_by"]], visual_score=h["score"])
+            continue
+        out[h["id"]] = h | dict(score=scale[min(i, len(scale) - 1)], visual_score=h["score"], query=f"visual: {h['query']}")
+    return sorted(out.values(), key=lambda c: -c["score"])
+
 # %% ../nbs/12_loop.ipynb #adaa08e2
 def _levels(cfg): return (1, 2, 3) if VARIANTS[cfg.variant].hierarchical else (1,)
 
@@ -136,7 +173,11 @@ def execute_action(run: QuestionRun, action: Action, enc, cfg: RevealConfig) -> 
             kept, action.rejected = screen_queries(action.queries, run.om.history, qv, run.om.vectors, cfg)
             qv = qv[[action.queries.index(q) for q in kept]] if kept else qv[:0]
         else: kept = action.queries
-        if kept: return retrieve(run.mem, kept, qv, cfg, _levels(cfg)), kept
+        if kept:
+            cands = retrieve(run.mem, kept, qv, cfg, _levels(cfg))
+            if getattr(run.mem, "visual", None) is not None:          # the second channel (B.2), when the memory has one
+                cands = merge_channels(cands, visual_candidates(run.mem, kept, cfg))
+            return cands, kept
         if not v.online: return [], []
         action.fallback = action.fallback or "every query was rejected"
     if v.online:
@@ -232,7 +273,9 @@ def _round_record(run, t, action, kept, admitted, verdict: Verdict) -> dict:
 def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     "Retrieve, verify and repair for every run (batched per step), then answer them all, with one family of readings."
     variant, readings = VARIANTS[cfg.variant], run_readings(cfg, llm, enc)
-    for r in runs: r.readings = readings.describe() | dict(stop=stop_reading(cfg, readings))
+    for r in runs:
+        r.readings = readings.describe() | dict(stop=stop_reading(cfg, readings))
+        r.rubric_pool = dict(name=pool.name, source=pool.source, criteria=len(pool)) if variant.stop == "rubric" else {}
     if not variant.retrieval:
         for r in runs: read_directly(r, llm, cfg)
     for t in range(cfg.max_rounds if variant.iterative else 1):
@@ -279,7 +322,7 @@ def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
                 variant=cfg.variant, config_fingerprint=run_fingerprint(cfg), tau=cfg.tau, max_rounds=cfg.max_rounds, backbone=dict(backend=llm.name, model=llm.model_name),
                 readings=run.readings | dict(answer=run.answer.get("reading")),
                 criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds),
-                stop=run.stop, stop_reason=run.stop_reason, direct_input=run.direct_input,
+                stop=run.stop, stop_reason=run.stop_reason, direct_input=run.direct_input, rubric_pool=run.rubric_pool,
                 missing_evidence=run.om.missing, final_evidence=[asdict(e) for e in run.om.evidence], rejected_evidence=run.om.rejected,
                 answer=run.answer.get("letter"), answer_detail=run.answer,
                 gold=it.answer, correct=(run.answer.get("letter") == it.answer) if it.answer else None, calls=run.calls)

@@ -18,7 +18,7 @@ from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir)
 # %% auto #0
 __all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'stale_windows', 'refresh_windows',
            'report_items', 'project_root', 'Report', 'report_config', 'report_setup', 'report_label', 'chance_note',
-           'reports_dir', 'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan',
+           'figures_pool', 'reports_dir', 'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan',
            'prefetch_runs']
 
 # %% ../nbs/16a_reports.ipynb #7358684c
@@ -47,6 +47,7 @@ def run_meta(runs: dict, items: list) -> dict:
     any_run = next(iter(runs.values()))
     t0 = any_run.traces[0]
     return dict(benchmark=items[0].benchmark, n=len(items), backbone=t0["backbone"], readings={v: r.traces[0]["readings"] for v, r in runs.items()},
+                rubric_pools={v: r.traces[0].get("rubric_pool") for v, r in runs.items() if r.traces[0].get("rubric_pool")},
                 config_fingerprints={v: run_fingerprint(r.cfg) for v, r in runs.items()}, run_dirs={v: _relative(r.dir) for v, r in runs.items()})
 
 def _relative(path) -> str:
@@ -141,16 +142,38 @@ def report_setup(ns: dict) -> Report:
 
 # %% ../nbs/16a_reports.ipynb #18786b1c
 def report_label(rep: Report, run: Run) -> str:
-    "The line every figure carries: benchmark, questions, backbone, n."
-    b = run.traces[0]["backbone"]
+    "The line every figure carries: benchmark, questions, backbone, the rubric pool (for a run that verifies with one), n."
+    b, pool = run.traces[0]["backbone"], run.traces[0].get("rubric_pool")
     where = f"{rep.items[0].benchmark} {rep.parameters['size']} {rep.parameters['splits']}" if rep.items[0].benchmark == "reveal-synth" else rep.items[0].benchmark
-    return f"{where} · backbone {Path(str(b['model'])).name} ({b['backend']}) · n = {len(run.traces)}"
+    return (f"{where} · backbone {Path(str(b['model'])).name} ({b['backend']})" + (f" · pool {pool['name']}" if pool else "")
+            + f" · n = {len(run.traces)}")
 
 def chance_note(rows) -> str:
     "A plain sentence on which accuracies are within their interval of chance."
     near = [r["method"] for r in rows if r.get("near_chance")]
     if not near: return "Every accuracy here is outside its 95% interval of chance."
     return ("All" if len(near) == len(rows) else ", ".join(near) + ":") + " within the 95% interval of chance: these accuracies cannot tell the methods apart."
+
+# %% ../nbs/16a_reports.ipynb #99d541fe
+def figures_pool(choice: str, params: dict, progress: bool = True) -> str:
+    """The `rubric_pool` every report's runs use: 'dev' (constructed once on reveal-synth's dev split with the
+    ground-truth teacher, then reused), 'starter' ('' : the hand-written pool) or a pool file."""
+    from reveal_nb.construction import construct_pool
+    if choice == "starter": return ""
+    if choice != "dev":
+        if not Path(choice).is_file(): raise RevealInputError("--pool", "pool", f"{choice!r}: give 'dev', 'starter' or a rubric_pool.yaml")
+        return _relative(choice)
+    if params["bench"] != "reveal-synth":
+        raise RevealInputError("--pool", "pool", "'dev' constructs on reveal-synth's dev split; for another benchmark give a "
+                               "pool file (reveal-nb rubrics build) or 'starter'")
+    cfg = with_overrides(report_config(params["overrides"]), {"construct_teacher": "ground_truth", "rubric_pool": ""})
+    root = Path(params["root"]) if Path(params["root"]).is_absolute() else project_root() / params["root"]
+    out = Path(params["runs"]) / f"pool-dev-{run_fingerprint(cfg)[:10]}"
+    out = out if out.is_absolute() else project_root() / out
+    if not (out / "report.json").exists():
+        items = report_items("reveal-synth", root, size=params["size"], cfg=cfg, splits=["dev"])
+        construct_pool(items, cfg, out, bench="reveal-synth", split="dev", progress=progress)
+    return _relative(out / "rubric_pool.yaml")
 
 # %% ../nbs/16a_reports.ipynb #a646b1cd
 REPORTS = ("table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volume", "fig4b_calibration", "fig4c_types", "fig5_case",

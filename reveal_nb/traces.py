@@ -179,7 +179,8 @@ def summarize(traces: list[dict]) -> dict:
     recall = [np.mean(t["gold_in_final"]) for t in traces if t["gold_in_final"]]
     truly = [t["truly_sufficient_final"] for t in traces if t.get("truly_sufficient_final") is not None]
     k = sum(bool(t["correct"]) for t in traces)
-    return dict(variant=traces[0]["variant"], backbone=traces[0]["backbone"], readings=traces[0]["readings"], n=len(traces),
+    return dict(variant=traces[0]["variant"], backbone=traces[0]["backbone"], readings=traces[0]["readings"],
+                rubric_pool=traces[0].get("rubric_pool") or None, n=len(traces),
                 accuracy=acc(traces), accuracy_95=wilson(k, len(traces)), chance=chance(traces),
                 correct={t["qid"]: bool(t["correct"]) for t in traces},
                 by_type={k: dict(n=len(v), accuracy=acc(v), chance=chance(v)) for k, v in sorted(by_type.items())},

@@ -17,7 +17,7 @@ REPORTS = ["table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volum
            "fig5_case", "oracle", "sweep_theta-0.8", "sweep_heatmap"]
 TINY = ["--size", "tiny", "--root", "{data}", "--splits", "test", "--runs", "{runs}", "--out", "{out}",
         "--set", "max_rounds=2",
-        "--param", "probe_rounds=2", "--param", "Ks=[1,2]", "--param", "ks=[1,4]", "--jobs", "2"]
+        "--param", "probe_rounds=2", "--param", "Ks=[1,2]", "--param", "ks=[1,4]", "--jobs", "2", "--pool", "starter"]
 
 
 def figures(tmp, *extra):
