@@ -11,7 +11,7 @@ import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_from_dict, config_to_dict, read_jsonl_records,
                             append_jsonl)
 from .benchmarks import QAItem
-from .scoring import score
+from .scoring import official_reply, score
 from .models import usage_totals
 from .traces import run_variant, run_unit, summarize, _check_traces
 
@@ -107,8 +107,9 @@ def score_run(traces: list[dict], items: list) -> dict:
     missing = [t["qid"] for t in traces if t["qid"] not in by_qid]
     if missing: raise RevealInputError("traces", "qid", f"{len(missing)} traces have no item, e.g. {missing[0]}")
     its = [by_qid[t["qid"]] for t in traces]
-    responses = {t["qid"]: t["answer"] or "" for t in traces}
-    official, strict = score(its, responses, "official"), score(its, responses, "strict")
+    letters = {t["qid"]: t["answer"] or "" for t in traces}
+    replies = {t["qid"]: official_reply(it.benchmark, t["answer"]) for t, it in zip(traces, its)}   # as the official script would see it
+    official, strict = score(its, replies, "official"), score(its, letters, "strict")
     buckets = {}
     for t, it in zip(traces, its): buckets.setdefault(duration_bucket(it.duration), []).append(t)
     n, roles = len(traces), usage_totals([c for t in traces for c in t["calls"]])

@@ -11,7 +11,8 @@ from .core import RevealInputError, sha256_file
 from .benchmarks import QAItem
 
 # %% auto #0
-__all__ = ['extract_videomme', 'extract_first_letter', 'extract_egolife', 'extract_egor1', 'extract_strict', 'score']
+__all__ = ['extract_videomme', 'extract_first_letter', 'extract_egolife', 'extract_egor1', 'extract_strict', 'score',
+           'official_reply']
 
 # %% ../nbs/04a_scoring.ipynb #2fae1df9
 _VIDEOMME_PREFIXES = ["The best answer is", "The correct answer is", "The answer is", "The answer", "The best option is",
@@ -69,3 +70,9 @@ def score(items: list[QAItem], responses: dict, rule: str = "official", seed: in
             bt = by_type.setdefault(t, [0, 0]); bt[0] += hit; bt[1] += counted
     return dict(rule=rule, accuracy=correct / answered if answered else 0.0, correct=correct, answered=answered, total=total,
                 by_type={t: dict(accuracy=c / n if n else 0.0, correct=c, n=n) for t, (c, n) in sorted(by_type.items())})
+
+# %% ../nbs/04a_scoring.ipynb #b819fe0e
+def official_reply(bench: str, letter: str | None) -> str:
+    "The answerer's letter as the benchmark's own pipeline hands it to its scorer ('' for no answer)."
+    if not letter: return ""
+    return f"<answer>{letter}</answer>" if bench == "egor1" else letter
