@@ -10,8 +10,8 @@ import numpy as np
 from .synth_world import DECOR, OBJECTS, PLACES, hash_seed
 
 # %% auto #0
-__all__ = ['W', 'H', 'VIDEO_FPS', 'SURFACE_BOXES', 'CONTAINER_BOX', 'VIEWS', 'scene_states', 'render_frames', 'scene_changes',
-           'write_video']
+__all__ = ['W', 'H', 'VIDEO_FPS', 'SURFACE_BOXES', 'CONTAINER_BOX', 'VIEWS', 'X264_OPTIONS', 'scene_states', 'render_frames',
+           'scene_changes', 'write_video']
 
 # %% ../nbs/03a_synth_render.ipynb #a2c4119b
 W, H, VIDEO_FPS = 160, 120, 2
@@ -104,9 +104,23 @@ def _blur(f: np.ndarray, r: int = 4) -> np.ndarray:
     s = p[k:, k:] - p[:-k, k:] - p[k:, :-k] + p[:-k, :-k]
     return (s / (k * k)).astype(np.uint8)
 
+# %% ../nbs/03a_synth_render.ipynb #59d06760
+def _yuv420(f: np.ndarray) -> np.ndarray:
+    "An RGB frame as PyAV's planar YUV 4:2:0 array (Y, then U, then V rows), BT.601 studio range."
+    x = f.astype(np.uint16)
+    y = ((66 * x[..., 0] + 129 * x[..., 1] + 25 * x[..., 2] + 128) >> 8) + 16   # at most 56,228: 16 bits
+    s = (x[0::2, 0::2] + x[1::2, 0::2] + x[0::2, 1::2] + x[1::2, 1::2]).astype(np.int32)   # 2 x 2 sums
+    r, g, b = s[..., 0], s[..., 1], s[..., 2]
+    u = ((-38 * r - 74 * g + 112 * b + 512) >> 10) + 128
+    v = ((112 * r - 94 * g - 18 * b + 512) >> 10) + 128
+    return np.concatenate([y, u.reshape(-1, W), v.reshape(-1, W)]).astype(np.uint8)
+
+
 # %% ../nbs/03a_synth_render.ipynb #111c894d
+X264_OPTIONS = {"crf": "20", "preset": "veryfast", "threads": "1", "x264-params": "no-asm=1"}
+
 def write_video(truth: dict, path) -> list[dict]:
-    "Encode the video to `path` (H.264, atomically); returns the degraded frames as [{t, kind}]."
+    "Encode the video to `path` (H.264, atomically, the same bytes every run); returns [{t, kind}] of degraded frames."
     import av, os
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.mp4")
@@ -114,10 +128,11 @@ def write_video(truth: dict, path) -> list[dict]:
     with av.open(str(tmp), "w") as box:
         st = box.add_stream("libx264" if "libx264" in av.codecs_available else "mpeg4", rate=VIDEO_FPS)
         st.width, st.height, st.pix_fmt = W, H, "yuv420p"
-        if st.codec_context.name == "libx264": st.options = {"crf": "20", "preset": "veryfast"}
+        if st.codec_context.name == "libx264": st.options = dict(X264_OPTIONS)
         for t, f, kind in render_frames(truth):
             if kind: degraded.append(dict(t=t, kind=kind))
-            for pkt in st.encode(av.VideoFrame.from_ndarray(f, format="rgb24")): box.mux(pkt)
+            for pkt in st.encode(av.VideoFrame.from_ndarray(_yuv420(f), format="yuv420p")): box.mux(pkt)
         for pkt in st.encode(): box.mux(pkt)
     os.replace(tmp, path)
     return degraded
+

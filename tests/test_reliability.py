@@ -146,3 +146,21 @@ def test_bad_thetas_and_a_non_utf8_config_are_one_line(tmp_path):
     f = tmp_path / "c.json"; f.write_bytes(b'\xff{"tau": 0.8}')
     r = _cli("config", "show", "--config", str(f))
     assert r.returncode == 2 and "cannot read JSON" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_generated_video_is_the_same_bytes_every_time(tmp_path):
+    """Memories are keyed by the video file's SHA-256, so regenerating must give the same bytes: two `synth` runs
+    (separate processes), then the test video encoded again here, each time after other allocations."""
+    from reveal_nb.synth_render import write_video
+    for d in ("a", "b"):
+        r = _cli("synth", "--size", "tiny", "--out", str(tmp_path / d))
+        assert r.returncode == 0, r.stderr
+    files = [json.loads((tmp_path / d / "manifest.json").read_text())["files"] for d in ("a", "b")]
+    assert files[0] == files[1]
+    truth = json.loads((tmp_path / "a" / "truth" / "synth-tiny-test-000.json").read_text())
+    first = (tmp_path / "a" / "videos" / "synth-tiny-test-000.mp4").read_bytes()
+    for n in range(3):
+        held = [bytearray(1000 * (k % 7) + 13 * n) for k in range(50 * n + 1)]    # another allocation history
+        write_video(truth, tmp_path / f"again{n}.mp4")
+        assert (tmp_path / f"again{n}.mp4").read_bytes() == first, f"encode {n} differs"
+        del held
