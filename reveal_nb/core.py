@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #48e40bec
 from __future__ import annotations
-import dataclasses, hashlib, json, os, tempfile, typing
+import contextlib, dataclasses, hashlib, json, os, sys, tempfile, typing
 from dataclasses import dataclass, field, fields, asdict
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from pathlib import Path
 __all__ = ['RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters', 'config_to_dict',
            'config_from_dict', 'config_fingerprint', 'fields_with', 'describe_config', 'atomic_write_bytes',
            'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_jsonl_records',
-           'append_jsonl', 'cache_root', 'wilson', 'paired_difference', 'auroc']
+           'append_jsonl', 'exclusive_lock', 'cache_root', 'wilson', 'paired_difference', 'auroc']
 
 # %% ../nbs/00_core.ipynb #2f239039
 class RevealInputError(ValueError):
@@ -291,6 +291,35 @@ def append_jsonl(path, records) -> Path:
     with open(path, "a") as fh:
         fh.write(text); fh.flush(); os.fsync(fh.fileno())
     return path
+
+# %% ../nbs/00_core.ipynb #02f440d3
+@contextlib.contextmanager
+def exclusive_lock(path, waiting: str = ""):
+    "Hold an exclusive lock on the file `path` (printing `waiting` once if it must wait); removes the file after."
+    try: import fcntl
+    except ImportError:                                    # no flock (Windows): filelock's lock, file kept
+        from filelock import FileLock
+        with FileLock(str(path)): yield
+        return
+    path, said = str(path), False
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting and not said: print(waiting, file=sys.stderr, flush=True); said = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try: now = os.stat(path)
+            except FileNotFoundError: now = None
+            mine = os.fstat(fd)
+            if now is not None and (now.st_ino, now.st_dev) == (mine.st_ino, mine.st_dev): break
+        except BaseException: os.close(fd); raise
+        os.close(fd)                        # the file we locked was removed by the holder before: lock the current one
+    try: yield
+    finally:
+        with contextlib.suppress(OSError): os.unlink(path)     # while still holding the lock (see above)
+        os.close(fd)
+
 
 # %% ../nbs/00_core.ipynb #78b7d932
 def cache_root(cfg: RevealConfig | None = None) -> Path:

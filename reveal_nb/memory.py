@@ -10,7 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text, cache_root,
-                            config_fingerprint, config_to_dict, fields_with, mmss, read_jsonl_records, require_file, sha256_file)
+                            config_fingerprint, config_to_dict, exclusive_lock, fields_with, mmss, read_jsonl_records, require_file,
+                            sha256_file)
 from .video import FrameScan, VideoInfo, check_track_times, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
 
@@ -195,7 +196,6 @@ def _complete_memory(d: Path):
 def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=None, text_encoder=None, visual_encoder=None,
                  root=None, progress: bool = True, subtitles_offset: float = 0.0, levels: int = 3) -> "OfflineMemory":
     "Build (or load, or resume) the offline memory of `video` with its first `levels` levels (3: L1, L2, L3); returns it loaded."
-    from filelock import FileLock, Timeout
     if levels not in (1, 2, 3): raise RevealInputError("build_memory", "levels", f"{levels!r}: a memory has 1, 2 or 3 levels")
     video = require_file(video, "video")
     if cfg.captioner == "provided" and captions is None:
@@ -205,18 +205,13 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
                   speech=load_text_track(require_file(subtitles, "subtitles"), offset=subtitles_offset) if subtitles else [])
     d = memory_root(cfg, root) / memory_key(video, cfg, captions, subtitles, subtitles_offset, levels)
     d.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(d) + ".lock")
-    try: lock.acquire(timeout=0)
-    except Timeout:
-        print(f"another process is building {d}; waiting for it", file=sys.stderr); lock.acquire()
-    try:
+    with exclusive_lock(str(d) + ".lock", f"another process is building {d}; waiting for it"):
         if (mem := _complete_memory(d)) is not None: return mem
         d.mkdir(exist_ok=True)
         try: return _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress, levels)
         except BaseException:
             if d.is_dir() and not any(d.iterdir()): d.rmdir()
             raise
-    finally: lock.release()
 
 def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress, levels=3):
     from reveal_nb.encoders import make_text_encoder, make_visual_encoder

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json
 from pathlib import Path
-from .core import RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_to_dict, sha256_file
+from .core import RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_to_dict, exclusive_lock, sha256_file
 from .synth_world import *
 from .synth_render import *
 from .synth_questions import *
@@ -65,13 +65,26 @@ def _refuse_foreign(root: Path, size: str):
     if entries and not (entries <= set(GENERATED) and ("annotations" not in entries or "truth" in entries)):
         raise RevealInputError(root, "manifest.json", "not a reveal-synth folder (no manifest.json) and not empty: nothing was written; "
                                "give a new or empty folder for reveal-synth")
+    sizes = {p.name.split("-")[1] for sub in ("truth", "videos") if (root / sub).is_dir()
+             for p in (root / sub).iterdir() if p.name.startswith("synth-")}
+    if sizes - {size}:
+        raise RevealInputError(root, "size", f"an interrupted generation of reveal-synth {sorted(sizes - {size})[0]} is here; "
+                               f"write {size} into another folder (its videos would be mixed with the other size's)")
 
+
+# %% ../nbs/03e_synth.ipynb #fdd82aed
 def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: bool = False, progress: bool = True) -> dict:
     "Write the reveal-synth dataset of a named size under `root` (a new or empty folder, or one it wrote); returns the manifest."
-    from tqdm.auto import tqdm
     cfg = cfg or RevealConfig(); root = Path(root)
-    _refuse_foreign(root, size)
+    _refuse_foreign(root, size)                 # before anything is written
     specs = video_specs(size, cfg.seed)
+    root.mkdir(parents=True, exist_ok=True)
+    with exclusive_lock(root / ".synth.lock", f"another process is writing reveal-synth into {root}; waiting for it"):
+        _refuse_foreign(root, size)             # again: that process may have written another size meanwhile
+        return _generate(root, size, specs, cfg, force, progress)
+
+def _generate(root, size, specs, cfg, force, progress) -> dict:
+    from tqdm.auto import tqdm
     truths = {}
     for split, vid, secs, seed in tqdm(specs, desc=f"reveal-synth {size}", disable=not progress):
         truths[vid] = _build_video(root, split, vid, secs, seed, cfg, force)

@@ -164,3 +164,33 @@ def test_a_generated_video_is_the_same_bytes_every_time(tmp_path):
         write_video(truth, tmp_path / f"again{n}.mp4")
         assert (tmp_path / f"again{n}.mp4").read_bytes() == first, f"encode {n} differs"
         del held
+
+
+def test_a_failed_memory_build_leaves_no_lock_file(tmp_path):
+    from reveal_nb.memory import build_memory
+    cfg = RevealConfig(cache_dir=str(tmp_path / "cache"), memory_dir=str(tmp_path / "memories"))
+    video = tmp_path / "notes.mp4"; video.write_text("not a video")
+    captions = tmp_path / "narration.json"; captions.write_text("[]")
+    with pytest.raises(RevealInputError, match="cannot be decoded"): build_memory(video, cfg, captions=captions, progress=False)
+    assert list((tmp_path / "memories").iterdir()) == []
+
+
+def test_an_interrupted_generation_of_another_size_is_refused(tmp_path):
+    d = tmp_path / "syn"
+    generate(d, "tiny", progress=False)
+    (d / "manifest.json").unlink()                    # killed before the manifest: only the video names tell the size
+    before = sorted(p.name for p in (d / "videos").iterdir())
+    with pytest.raises(RevealInputError, match="interrupted generation of reveal-synth tiny"): generate(d, "mini", progress=False)
+    assert sorted(p.name for p in (d / "videos").iterdir()) == before
+
+
+def test_two_synth_runs_into_one_folder_both_finish(tmp_path):
+    out = tmp_path / "syn"
+    runs = [subprocess.Popen(CLI + ["synth", "--size", "tiny", "--out", str(out)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errs = [p.communicate(timeout=300)[1] for p in runs]
+    assert [p.returncode for p in runs] == [0, 0] and not any("Traceback" in e for e in errs), errs
+    generate(tmp_path / "alone", "tiny", progress=False)
+    files = [json.loads((d / "manifest.json").read_text())["files"] for d in (out, tmp_path / "alone")]
+    assert files[0] == files[1]
+    assert [p.name for p in out.rglob(".*")] == []    # no lock or temporary file left
