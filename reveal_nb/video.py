@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_video.ipynb #a58714fd
 from __future__ import annotations
-import io, json, re, warnings
+import contextlib, io, json, os, re, sys, warnings
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -14,6 +14,40 @@ from .core import RevealConfig, RevealInputError
 __all__ = ['VideoInfo', 'open_video', 'sample_indices', 'frame_stats', 'frame_reasons', 'FrameScan', 'scan_video',
            'frames_in_span', 'parse_srt', 'parse_lvb_subtitles', 'parse_narration', 'check_track_times',
            'load_text_track', 'lines_in_span']
+
+# %% ../nbs/05_video.ipynb #ba1b29e1
+@contextlib.contextmanager
+def _c_stderr(into: list):
+    "Collect into `into` what is written to the process's stderr meanwhile (by C libraries too)."
+    import tempfile
+    sys.stderr.flush(); saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try: yield into
+        finally:
+            os.dup2(saved, 2); os.close(saved)
+            tmp.seek(0); into.append(tmp.read().decode("utf-8", "replace"))
+
+_FFMPEG_SAYS = re.compile(r"^\[[^\]]* @ 0x[0-9a-f]+\] (.+)$", re.M)
+
+def _decoder(path, **kw):
+    "decord's reader of `path`, its frame count, frame rate and frame (height, width); a bad file is one error line."
+    import decord
+    said = []
+    try:
+        with _c_stderr(said):
+            vr = decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1, **kw)
+            n, fps = len(vr), float(vr.get_avg_fps())
+            shape = vr[0].shape[:2] if n else (0, 0)
+    except Exception as e:
+        why = _FFMPEG_SAYS.findall(said[0])
+        rest = [l for l in said[0].splitlines(True) if not (_FFMPEG_SAYS.match(l) or "video_reader.cc" in l)]
+        sys.stderr.write("".join(rest))
+        problem = f"FFmpeg: {why[0]}" if why else f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        raise RevealInputError(path, "video", f"cannot be decoded ({problem})") from None
+    sys.stderr.write(said[0])
+    return vr, n, fps, shape
+
 
 # %% ../nbs/05_video.ipynb #7fdea702
 @dataclass
@@ -28,20 +62,14 @@ class VideoInfo:
 
 def open_video(path, max_side: int = 0):
     "A decord VideoReader (scaled so the longer side ≤ max_side if > 0) and its VideoInfo."
-    import decord
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "video", "file not found")
     if path.stat().st_size == 0: raise RevealInputError(path, "video", "file is empty")
-    try:
-        vr = decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1)
-        n, fps = len(vr), float(vr.get_avg_fps())
-        h, w = vr[0].shape[:2] if n else (0, 0)
-    except Exception as e:
-        raise RevealInputError(path, "video", f"cannot be decoded ({type(e).__name__}: {str(e).splitlines()[0][:160]})") from None
+    vr, n, fps, (h, w) = _decoder(path)
     if n == 0 or fps <= 0: raise RevealInputError(path, "video", "has no frames")
     if max_side and max(h, w) > max_side:
         s = max_side / max(h, w); w, h = max(2, int(round(w * s / 2)) * 2), max(2, int(round(h * s / 2)) * 2)
-        vr = decord.VideoReader(str(path), ctx=decord.cpu(0), width=w, height=h, num_threads=1)
+        vr = _decoder(path, width=w, height=h)[0]
     return vr, VideoInfo(str(path), fps, n, n / fps, w, h)
 
 # %% ../nbs/05_video.ipynb #59a5ba60

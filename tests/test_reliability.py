@@ -194,3 +194,17 @@ def test_two_synth_runs_into_one_folder_both_finish(tmp_path):
     files = [json.loads((d / "manifest.json").read_text())["files"] for d in (out, tmp_path / "alone")]
     assert files[0] == files[1]
     assert [p.name for p in out.rglob(".*")] == []    # no lock or temporary file left
+
+
+def test_a_truncated_video_is_our_one_line_only(tmp_path):
+    "FFmpeg's and decord's own complaints are not printed before the error line; FFmpeg's reason is in it."
+    from reveal_nb.synth_world import simulate
+    from reveal_nb.synth_render import write_video
+    video = tmp_path / "cut.mp4"; write_video(simulate("cut", 60, 0), video)
+    video.write_bytes(video.read_bytes()[: video.stat().st_size // 2])       # a copy that stopped halfway
+    captions = tmp_path / "narration.json"; captions.write_text("[]")
+    r = _cli("memory", "build", str(video), "--captions", str(captions), "--set", f"memory_dir={tmp_path / 'mem'}",
+             "--set", f"cache_dir={tmp_path / 'cache'}")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.splitlines()[-1].endswith("cannot be decoded (FFmpeg: moov atom not found)"), r.stderr
+    assert [l for l in r.stderr.splitlines()[:-1] if "moov" in l or "ERROR" in l] == [], r.stderr
