@@ -174,11 +174,22 @@ def _srt_seconds(s, where):
     if not m: raise RevealInputError(where[0], where[1], f"bad time {s.strip()!r}")
     h, mi, se, ms = m.groups(); return int(h) * 3600 + int(mi) * 60 + int(se) + int(ms.ljust(3, "0")) / 1000
 
+def _track_text(path: Path, field: str) -> str:
+    "A track file's text: UTF-8 (a BOM allowed) or UTF-16 with its BOM; anything else is a RevealInputError."
+    data = path.read_bytes()
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")): return data.decode("utf-16")    # declared by its BOM
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise RevealInputError(path, field, f"not UTF-8 text (line {line}, byte 0x{data[e.start]:02x}); convert it, "
+                               "e.g. iconv -f WINDOWS-1252 -t UTF-8 if that is its encoding") from None
+
 def parse_srt(path) -> list[dict]:
     "An SRT file as [{start, end, text}] (tags removed)."
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "subtitles", "file not found")
-    raw = path.read_text(encoding="utf-8-sig", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    raw = _track_text(path, "subtitles").replace("\r\n", "\n").replace("\r", "\n")
     out = []
     for n, block in enumerate(b for b in re.split(r"\n\s*\n", raw.strip()) if b.strip()):
         lines = block.strip().split("\n")

@@ -208,3 +208,11 @@ def test_a_truncated_video_is_our_one_line_only(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.splitlines()[-1].endswith("cannot be decoded (FFmpeg: moov atom not found)"), r.stderr
     assert [l for l in r.stderr.splitlines()[:-1] if "moov" in l or "ERROR" in l] == [], r.stderr
+
+
+def test_a_latin1_srt_is_refused_naming_the_line(tmp_path):
+    "Not decoded with replacement characters and no word (see chapter 05 for why it is refused, not guessed)."
+    from reveal_nb.video import load_text_track
+    f = tmp_path / "s.srt"; f.write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("latin-1"))
+    with pytest.raises(RevealInputError, match=r"s.srt: field 'subtitles': not UTF-8 text \(line 3, byte 0xe9\)"):
+        load_text_track(f)
