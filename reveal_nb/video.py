@@ -12,8 +12,8 @@ from .core import RevealConfig, RevealInputError
 
 # %% auto #0
 __all__ = ['VideoInfo', 'open_video', 'sample_indices', 'frame_stats', 'frame_reasons', 'FrameScan', 'scan_video',
-           'frames_in_span', 'parse_srt', 'parse_lvb_subtitles', 'parse_narration', 'check_track_times',
-           'load_text_track', 'lines_in_span']
+           'frames_in_span', 'read_track_text', 'parse_srt', 'parse_lvb_subtitles', 'parse_narration',
+           'check_track_times', 'load_text_track', 'lines_in_span']
 
 # %% ../nbs/05_video.ipynb #ba1b29e1
 @contextlib.contextmanager
@@ -174,7 +174,7 @@ def _srt_seconds(s, where):
     if not m: raise RevealInputError(where[0], where[1], f"bad time {s.strip()!r}")
     h, mi, se, ms = m.groups(); return int(h) * 3600 + int(mi) * 60 + int(se) + int(ms.ljust(3, "0")) / 1000
 
-def _track_text(path: Path, field: str) -> str:
+def read_track_text(path: Path, field: str) -> str:
     "A track file's text: UTF-8 (a BOM allowed) or UTF-16 with its BOM; anything else is a RevealInputError."
     data = path.read_bytes()
     try:
@@ -189,7 +189,7 @@ def parse_srt(path) -> list[dict]:
     "An SRT file as [{start, end, text}] (tags removed)."
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "subtitles", "file not found")
-    raw = _track_text(path, "subtitles").replace("\r\n", "\n").replace("\r", "\n")
+    raw = read_track_text(path, "subtitles").replace("\r\n", "\n").replace("\r", "\n")
     out = []
     for n, block in enumerate(b for b in re.split(r"\n\s*\n", raw.strip()) if b.strip()):
         lines = block.strip().split("\n")

@@ -216,3 +216,22 @@ def test_a_latin1_srt_is_refused_naming_the_line(tmp_path):
     f = tmp_path / "s.srt"; f.write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("latin-1"))
     with pytest.raises(RevealInputError, match=r"s.srt: field 'subtitles': not UTF-8 text \(line 3, byte 0xe9\)"):
         load_text_track(f)
+
+
+def test_a_question_that_is_a_number_is_one_line(tmp_path):
+    from reveal_nb.benchmarks import write_example_files
+    root = write_example_files("longvideobench", tmp_path / "lvb")
+    f = next(root.glob("*.json")); recs = json.loads(f.read_text())
+    recs[1]["question"] = 42; f.write_text(json.dumps(recs))
+    r = _cli("data", "check", "longvideobench", "--root", str(root))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"{f} [record {recs[1]['id']}]: field 'question': 42 is not a text" in r.stderr, r.stderr
+
+
+def test_data_check_lists_subtitles_that_are_not_utf8(tmp_path):
+    from reveal_nb.benchmarks import check_local_copy, write_example_files
+    root = write_example_files("videomme", tmp_path / "vm")
+    (root / "subtitle").mkdir()
+    (root / "subtitle" / "vid601.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("cp1252"))
+    problems = check_local_copy("videomme", root)["problems"]
+    assert any("1 subtitle file(s) not UTF-8" in p and "vid601.srt (not UTF-8 text (line 3" in p for p in problems), problems
