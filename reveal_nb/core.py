@@ -189,8 +189,25 @@ def config_to_dict(cfg: RevealConfig) -> dict:
     "The config as a plain, JSON-ready dict."
     return asdict(cfg)
 
+_JSON_WANTED = {bool: "true or false", int: "a whole number", float: "a number", str: "a text in quotes"}
+
+def _json_kind(v) -> str:
+    if isinstance(v, bool): return "true/false"
+    if isinstance(v, (int, float)): return "a number"
+    return {str: "a text", type(None): "null", list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+
+def _json_type_ok(t, v) -> bool:
+    if t is bool or isinstance(v, bool): return t is bool and isinstance(v, bool)
+    if t is int: return isinstance(v, int) or isinstance(v, float) and v.is_integer()
+    if t is float: return isinstance(v, (int, float))
+    return isinstance(v, t)
+
 def config_from_dict(d: dict, source="config") -> RevealConfig:
-    "Rebuild a config from `config_to_dict` output (or a partial dict of overrides)."
+    "Rebuild a config from `config_to_dict` output (or a partial dict); a value of the wrong JSON type is refused."
+    types = _field_types()
+    for k, v in d.items():
+        if k in types and not _json_type_ok(types[k], v):
+            raise RevealInputError(source, k, f"{json.dumps(v)[:40]} is {_json_kind(v)}; write {_JSON_WANTED[types[k]]}")
     return with_overrides(RevealConfig(), dict(d), source)
 
 def config_fingerprint(cfg: RevealConfig, keys=None) -> str:

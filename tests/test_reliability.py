@@ -235,3 +235,14 @@ def test_data_check_lists_subtitles_that_are_not_utf8(tmp_path):
     (root / "subtitle" / "vid601.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("cp1252"))
     problems = check_local_copy("videomme", root)["problems"]
     assert any("1 subtitle file(s) not UTF-8" in p and "vid601.srt (not UTF-8 text (line 3" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("field, value, says", [("max_rounds", '"3"', '"3" is a text; write a whole number'),
+                                                ("tau", '"high"', '"high" is a text; write a number'),
+                                                ("early_stop", "1", "1 is a number; write true or false")])
+def test_a_config_value_of_the_wrong_type_is_refused(tmp_path, field, value, says):
+    f = tmp_path / "c.json"; f.write_text(f'{{"{field}": {value}}}')
+    r = _cli("config", "show", "--config", str(f))
+    assert r.returncode == 2 and f"{f}: field '{field}': {says}" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    f.write_text('{"tau": 1, "max_rounds": 2}')                  # a whole number is a fine float
+    assert _cli("config", "show", "--config", str(f)).returncode == 0
