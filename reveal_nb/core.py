@@ -266,9 +266,10 @@ def require_file(path, field: str) -> Path:
     if not path.is_file(): raise RevealInputError(path, field, "file not found")
     return path
 
-def read_jsonl_records(path, key: str = "id") -> dict:
+def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
     """{record[key]: record} from a JSONL file. A last line that does not parse (cut off by a killed writer) is
-    skipped; a bad line before it is skipped with a warning; a line that is not an object or lacks `key` is an error."""
+    skipped; a bad line before it is skipped with a warning; a line that is not an object or lacks `key` is an error.
+    A key that comes again keeps the later record, after `on_repeat(earlier, record, line)` (which may raise)."""
     import warnings
     out, path = {}, Path(path)
     if not path.exists(): return out
@@ -283,6 +284,7 @@ def read_jsonl_records(path, key: str = "id") -> dict:
             continue
         if not isinstance(rec, dict): raise RevealInputError(path, f"line {n}", f"a {type(rec).__name__}, not a JSON object")
         if key not in rec: raise RevealInputError(path, f"line {n}.{key}", "missing")
+        if on_repeat is not None and rec[key] in out: on_repeat(out[rec[key]], rec, n)
         out[rec[key]] = rec
     return out
 

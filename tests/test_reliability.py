@@ -246,3 +246,16 @@ def test_a_config_value_of_the_wrong_type_is_refused(tmp_path, field, value, say
     assert r.returncode == 2 and f"{f}: field '{field}': {says}" in r.stderr and "Traceback" not in r.stderr, r.stderr
     f.write_text('{"tau": 1, "max_rounds": 2}')                  # a whole number is a fine float
     assert _cli("config", "show", "--config", str(f)).returncode == 0
+
+
+def test_a_question_answered_twice_in_one_shard_is_refused(tmp_path):
+    "Not merged keeping the last trace without a word; a question re-answered after it changed is fine (the later counts)."
+    from reveal_nb.evaluate import merge_shards
+    a = tmp_path / "a"; a.mkdir()
+    t = lambda **kw: json.dumps(dict(qid="q1", config_fingerprint="f", item_fingerprint="v1", answer="A") | kw) + "\n"
+    (a / "traces.jsonl").write_text(t() + t(qid="q2") + t(answer="B"))
+    with pytest.raises(RevealInputError, match=r"traces.jsonl: field 'line 3.qid': 'q1' was already answered"):
+        merge_shards([a], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    (a / "traces.jsonl").write_text(t() + t(item_fingerprint="v2", answer="B"))
+    assert json.loads(merge_shards([a], tmp_path / "out").read_text())["answer"] == "B"
