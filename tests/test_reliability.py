@@ -1,4 +1,4 @@
-"""Issue 25's data-loss cases that are fixed: a user's folder is never generated into, and a run folder has one writer."""
+"""Issue 25's cases that are fixed: no data loss, one writer per folder, reproducible generation, one line for bad input."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
