@@ -46,7 +46,8 @@ def check_item(item: QAItem, source) -> QAItem:
     if len({t.strip() for t in item.options.values()}) < len(letters): raise RevealInputError(where, "options", "two options have the same text")
     if item.answer is not None and item.answer not in item.options:
         raise RevealInputError(where, "answer", f"{item.answer!r} is not one of the options {letters}")
-    if not isinstance(item.question, str): raise RevealInputError(where, "question", f"{item.question!r:.40} is not a text")
+    if not isinstance(item.question, str):
+        raise RevealInputError(where, "question", f"{item.question!r:.40} is not a text")
     if not item.question.strip(): raise RevealInputError(where, "question", "empty")
     if item.duration is not None:
         import math
@@ -146,7 +147,8 @@ def load_videomme(root, duration="long") -> list[QAItem]:
 # %% ../nbs/04_benchmarks.ipynb #84e84b59
 def _split_inline(q, source, rid):
     "'question\\n(A) x\\n(B) y' -> ('question', {'A': 'x', 'B': 'y'})"
-    if not isinstance(q, str): raise RevealInputError(f"{source} [record {rid}]", "question", f"{q!r:.40} is not a text")
+    if not isinstance(q, str):
+        raise RevealInputError(f"{source} [record {rid}]", "question", f"{q!r:.40} is not a text")
     lines = [l for l in str(q).split("\n") if l.strip()]
     opts = [l for l in lines if re.match(r"^\s*\([A-Z]\)", l)]
     stem = "\n".join(l for l in lines if l not in opts).strip()
@@ -397,5 +399,7 @@ def check_local_copy(name: str, root, limit: int = 5) -> dict:
         if not s.endswith(".srt"): continue
         try: read_track_text(Path(s), "subtitles")
         except RevealInputError as e: unreadable.append(f"{s} ({e.problem.split(';')[0]})")
-    if unreadable: report["problems"].append(f"{len(unreadable)} subtitle file(s) not UTF-8, e.g. {unreadable[:limit]}")
+    if unreadable:
+        report["problems"].append(f"{len(unreadable)} subtitle file(s) not UTF-8, "
+                                  f"e.g. {unreadable[:limit]}")
     return report

@@ -189,12 +189,14 @@ def config_to_dict(cfg: RevealConfig) -> dict:
     "The config as a plain, JSON-ready dict."
     return asdict(cfg)
 
-_JSON_WANTED = {bool: "true or false", int: "a whole number", float: "a number", str: "a text in quotes"}
+_JSON_WANTED = {bool: "true or false", int: "a whole number", float: "a number",
+                str: "a text in quotes"}
 
 def _json_kind(v) -> str:
     if isinstance(v, bool): return "true/false"
     if isinstance(v, (int, float)): return "a number"
-    return {str: "a text", type(None): "null", list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+    kinds = {str: "a text", type(None): "null", list: "a list", dict: "an object"}
+    return kinds.get(type(v), type(v).__name__)
 
 def _json_type_ok(t, v) -> bool:
     if t is bool or isinstance(v, bool): return t is bool and isinstance(v, bool)
@@ -203,11 +205,12 @@ def _json_type_ok(t, v) -> bool:
     return isinstance(v, t)
 
 def config_from_dict(d: dict, source="config") -> RevealConfig:
-    "Rebuild a config from `config_to_dict` output (or a partial dict); a value of the wrong JSON type is refused."
+    "A config from `config_to_dict` output or a partial dict; a value of the wrong JSON type is refused."
     types = _field_types()
     for k, v in d.items():
         if k in types and not _json_type_ok(types[k], v):
-            raise RevealInputError(source, k, f"{json.dumps(v)[:40]} is {_json_kind(v)}; write {_JSON_WANTED[types[k]]}")
+            wanted = _JSON_WANTED[types[k]]
+            raise RevealInputError(source, k, f"{json.dumps(v)[:40]} is {_json_kind(v)}; write {wanted}")
     return with_overrides(RevealConfig(), dict(d), source)
 
 def config_fingerprint(cfg: RevealConfig, keys=None) -> str:
@@ -269,7 +272,8 @@ def require_file(path, field: str) -> Path:
 def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
     """{record[key]: record} from a JSONL file. A last line that does not parse (cut off by a killed writer) is
     skipped; a bad line before it is skipped with a warning; a line that is not an object or lacks `key` is an error.
-    A key that comes again keeps the later record, after `on_repeat(earlier, record, line)` (which may raise)."""
+    A key that comes again keeps the later record, after `on_repeat(earlier, record, line)`, which may
+    raise."""
     import warnings
     out, path = {}, Path(path)
     if not path.exists(): return out
@@ -314,9 +318,9 @@ def append_jsonl(path, records) -> Path:
 # %% ../nbs/00_core.ipynb #02f440d3
 @contextlib.contextmanager
 def exclusive_lock(path, waiting: str = ""):
-    "Hold an exclusive lock on the file `path` (printing `waiting` once if it must wait); removes the file after."
+    "Hold an exclusive lock on the file `path` (saying `waiting` if it must wait); removes the file after."
     try: import fcntl
-    except ImportError:                                    # no flock (Windows): filelock's lock, file kept
+    except ImportError:                      # no flock (Windows): filelock's lock, the file kept
         from filelock import FileLock
         with FileLock(str(path)): yield
         return
@@ -333,10 +337,10 @@ def exclusive_lock(path, waiting: str = ""):
             mine = os.fstat(fd)
             if now is not None and (now.st_ino, now.st_dev) == (mine.st_ino, mine.st_dev): break
         except BaseException: os.close(fd); raise
-        os.close(fd)                        # the file we locked was removed by the holder before: lock the current one
+        os.close(fd)        # the holder before removed the file we locked: lock the current one
     try: yield
     finally:
-        with contextlib.suppress(OSError): os.unlink(path)     # while still holding the lock (see above)
+        with contextlib.suppress(OSError): os.unlink(path)     # while still holding the lock
         os.close(fd)
 
 

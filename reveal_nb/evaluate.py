@@ -33,12 +33,14 @@ def shard_items(items: list, i: int, n: int) -> list:
     return [it for it in items if it.video_id in mine]
 
 def _one_trace_per_version(path):
-    "For `read_jsonl_records`: refuse a second trace of the same version of a question (a re-answered one is fine)."
-    version = lambda t: t.get("item_fingerprint") or json.dumps([t.get("question"), t.get("options"), t.get("gold")])
+    "For `read_jsonl_records`: refuse a second trace of one version of a question (not a re-answer)."
+    def version(t):
+        return t.get("item_fingerprint") or json.dumps([t.get(k) for k in ("question", "options", "gold")])
     def check(earlier, t, line):
         if version(earlier) == version(t):
-            raise RevealInputError(path, f"line {line}.qid", f"{t['qid']!r} was already answered, for the same question, "
-                                   "on an earlier line (two writers, or files joined?); keep one of its traces")
+            raise RevealInputError(path, f"line {line}.qid", f"{t['qid']!r} was already answered, for the "
+                                   "same question, on an earlier line (two writers, or files joined?); "
+                                   "keep one trace")
     return check
 
 def merge_shards(shard_dirs: list, out_dir) -> Path:
@@ -47,7 +49,8 @@ def merge_shards(shard_dirs: list, out_dir) -> Path:
     for d in shard_dirs:
         path = Path(d) / "traces.jsonl"
         if not path.exists(): raise RevealInputError(path, "file", "not found: is this a shard folder of `reveal-nb eval`?")
-        for q, t in read_jsonl_records(path, key="qid", on_repeat=_one_trace_per_version(path)).items():
+        traces = read_jsonl_records(path, key="qid", on_repeat=_one_trace_per_version(path))
+        for q, t in traces.items():
             if q in merged: raise RevealInputError(path, "qid", f"{q} is in more than one shard")
             merged[q] = t; fps.add(t["config_fingerprint"])
     if len(fps) > 1: raise RevealInputError(out_dir, "config_fingerprint", f"the shards were run with different configurations: {sorted(fps)}")

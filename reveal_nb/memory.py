@@ -10,8 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text, cache_root,
-                            config_fingerprint, config_to_dict, exclusive_lock, fields_with, mmss, read_jsonl_records, require_file,
-                            sha256_file)
+                            config_fingerprint, config_to_dict, fields_with, mmss, read_jsonl_records, require_file, sha256_file)
+from .core import exclusive_lock
 from .video import FrameScan, VideoInfo, check_track_times, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
 

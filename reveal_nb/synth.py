@@ -6,7 +6,8 @@
 from __future__ import annotations
 import json
 from pathlib import Path
-from .core import RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_to_dict, exclusive_lock, sha256_file
+from .core import RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_to_dict, sha256_file
+from .core import exclusive_lock
 from .synth_world import *
 from .synth_render import *
 from .synth_questions import *
@@ -68,8 +69,9 @@ def _refuse_foreign(root: Path, size: str):
     sizes = {p.name.split("-")[1] for sub in ("truth", "videos") if (root / sub).is_dir()
              for p in (root / sub).iterdir() if p.name.startswith("synth-")}
     if sizes - {size}:
-        raise RevealInputError(root, "size", f"an interrupted generation of reveal-synth {sorted(sizes - {size})[0]} is here; "
-                               f"write {size} into another folder (its videos would be mixed with the other size's)")
+        other = sorted(sizes - {size})[0]
+        raise RevealInputError(root, "size", f"an interrupted generation of reveal-synth {other} is here; "
+                               f"write {size} into another folder (the two sizes' videos would be mixed)")
 
 
 # %% ../nbs/03e_synth.ipynb #fdd82aed
@@ -79,8 +81,9 @@ def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: b
     _refuse_foreign(root, size)                 # before anything is written
     specs = video_specs(size, cfg.seed)
     root.mkdir(parents=True, exist_ok=True)
-    with exclusive_lock(root / ".synth.lock", f"another process is writing reveal-synth into {root}; waiting for it"):
-        _refuse_foreign(root, size)             # again: that process may have written another size meanwhile
+    waiting = f"another process is writing reveal-synth into {root}; waiting for it"
+    with exclusive_lock(root / ".synth.lock", waiting):
+        _refuse_foreign(root, size)             # again: another process may have written meanwhile
         return _generate(root, size, specs, cfg, force, progress)
 
 def _generate(root, size, specs, cfg, force, progress) -> dict:

@@ -108,8 +108,8 @@ def _blur(f: np.ndarray, r: int = 4) -> np.ndarray:
 def _yuv420(f: np.ndarray) -> np.ndarray:
     "An RGB frame as PyAV's planar YUV 4:2:0 array (Y, then U, then V rows), BT.601 studio range."
     x = f.astype(np.uint16)
-    y = ((66 * x[..., 0] + 129 * x[..., 1] + 25 * x[..., 2] + 128) >> 8) + 16   # at most 56,228: 16 bits
-    s = (x[0::2, 0::2] + x[1::2, 0::2] + x[0::2, 1::2] + x[1::2, 1::2]).astype(np.int32)   # 2 x 2 sums
+    y = ((66 * x[..., 0] + 129 * x[..., 1] + 25 * x[..., 2] + 128) >> 8) + 16   # fits 16 bits
+    s = (x[0::2, 0::2] + x[1::2, 0::2] + x[0::2, 1::2] + x[1::2, 1::2]).astype(np.int32)   # 2 x 2
     r, g, b = s[..., 0], s[..., 1], s[..., 2]
     u = ((-38 * r - 74 * g + 112 * b + 512) >> 10) + 128
     v = ((112 * r - 94 * g - 18 * b + 512) >> 10) + 128
@@ -120,7 +120,7 @@ def _yuv420(f: np.ndarray) -> np.ndarray:
 X264_OPTIONS = {"crf": "20", "preset": "veryfast", "threads": "1", "x264-params": "no-asm=1"}
 
 def write_video(truth: dict, path) -> list[dict]:
-    "Encode the video to `path` (H.264, atomically, the same bytes every run); returns [{t, kind}] of degraded frames."
+    "Encode the video to `path` (H.264, atomically, the same bytes every run); returns its degraded frames."
     import av, os
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.mp4")
@@ -131,7 +131,8 @@ def write_video(truth: dict, path) -> list[dict]:
         if st.codec_context.name == "libx264": st.options = dict(X264_OPTIONS)
         for t, f, kind in render_frames(truth):
             if kind: degraded.append(dict(t=t, kind=kind))
-            for pkt in st.encode(av.VideoFrame.from_ndarray(_yuv420(f), format="yuv420p")): box.mux(pkt)
+            frame = av.VideoFrame.from_ndarray(_yuv420(f), format="yuv420p")
+            for pkt in st.encode(frame): box.mux(pkt)
         for pkt in st.encode(): box.mux(pkt)
     os.replace(tmp, path)
     return degraded

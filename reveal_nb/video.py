@@ -31,7 +31,7 @@ def _c_stderr(into: list):
 _FFMPEG_SAYS = re.compile(r"^\[[^\]]* @ 0x[0-9a-f]+\] (.+)$", re.M)
 
 def _decoder(path, **kw):
-    "decord's reader of `path`, its frame count, frame rate and frame (height, width); a bad file is one error line."
+    "decord's reader of `path`, frame count, frame rate, frame (height, width); a bad file: one error line."
     import decord
     said = []
     try:
@@ -41,9 +41,10 @@ def _decoder(path, **kw):
             shape = vr[0].shape[:2] if n else (0, 0)
     except Exception as e:
         why = _FFMPEG_SAYS.findall(said[0])
-        rest = [l for l in said[0].splitlines(True) if not (_FFMPEG_SAYS.match(l) or "video_reader.cc" in l)]
+        theirs = lambda l: _FFMPEG_SAYS.match(l) or "video_reader.cc" in l       # FFmpeg's and decord's
+        rest = [l for l in said[0].splitlines(True) if not theirs(l)]
         sys.stderr.write("".join(rest))
-        problem = f"FFmpeg: {why[0]}" if why else f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        problem = f"FFmpeg: {why[0]}" if why else f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
         raise RevealInputError(path, "video", f"cannot be decoded ({problem})") from None
     sys.stderr.write(said[0])
     return vr, n, fps, shape
@@ -175,15 +176,16 @@ def _srt_seconds(s, where):
     h, mi, se, ms = m.groups(); return int(h) * 3600 + int(mi) * 60 + int(se) + int(ms.ljust(3, "0")) / 1000
 
 def read_track_text(path: Path, field: str) -> str:
-    "A track file's text: UTF-8 (a BOM allowed) or UTF-16 with its BOM; anything else is a RevealInputError."
+    "A track file's text: UTF-8 (a BOM allowed) or UTF-16 with its BOM; anything else is refused."
     data = path.read_bytes()
     try:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")): return data.decode("utf-16")    # declared by its BOM
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")): return data.decode("utf-16")   # its BOM says so
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
-        raise RevealInputError(path, field, f"not UTF-8 text (line {line}, byte 0x{data[e.start]:02x}); convert it, "
-                               "e.g. iconv -f WINDOWS-1252 -t UTF-8 if that is its encoding") from None
+        raise RevealInputError(path, field, f"not UTF-8 text (line {line}, byte 0x{data[e.start]:02x}); "
+                               "convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 if that is its encoding"
+                               ) from None
 
 def parse_srt(path) -> list[dict]:
     "An SRT file as [{start, end, text}] (tags removed)."

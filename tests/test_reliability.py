@@ -1,4 +1,5 @@
-"""Issue 25's cases that are fixed: no data loss, one writer per folder, reproducible generation, one line for bad input."""
+"""Issue 25's cases that are fixed: no data loss, one writer per folder, reproducible generation,
+one line for bad input."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
@@ -149,8 +150,8 @@ def test_bad_thetas_and_a_non_utf8_config_are_one_line(tmp_path):
 
 
 def test_a_generated_video_is_the_same_bytes_every_time(tmp_path):
-    """Memories are keyed by the video file's SHA-256, so regenerating must give the same bytes: two `synth` runs
-    (separate processes), then the test video encoded again here, each time after other allocations."""
+    """Memories are keyed by the video file's SHA-256, so regenerating must give the same bytes: two
+    `synth` runs (separate processes), then the test video encoded again here after other allocations."""
     from reveal_nb.synth_render import write_video
     for d in ("a", "b"):
         r = _cli("synth", "--size", "tiny", "--out", str(tmp_path / d))
@@ -160,7 +161,7 @@ def test_a_generated_video_is_the_same_bytes_every_time(tmp_path):
     truth = json.loads((tmp_path / "a" / "truth" / "synth-tiny-test-000.json").read_text())
     first = (tmp_path / "a" / "videos" / "synth-tiny-test-000.mp4").read_bytes()
     for n in range(3):
-        held = [bytearray(1000 * (k % 7) + 13 * n) for k in range(50 * n + 1)]    # another allocation history
+        held = [bytearray(1000 * (k % 7) + 13 * n) for k in range(50 * n + 1)]   # other allocations
         write_video(truth, tmp_path / f"again{n}.mp4")
         assert (tmp_path / f"again{n}.mp4").read_bytes() == first, f"encode {n} differs"
         del held
@@ -171,16 +172,18 @@ def test_a_failed_memory_build_leaves_no_lock_file(tmp_path):
     cfg = RevealConfig(cache_dir=str(tmp_path / "cache"), memory_dir=str(tmp_path / "memories"))
     video = tmp_path / "notes.mp4"; video.write_text("not a video")
     captions = tmp_path / "narration.json"; captions.write_text("[]")
-    with pytest.raises(RevealInputError, match="cannot be decoded"): build_memory(video, cfg, captions=captions, progress=False)
+    with pytest.raises(RevealInputError, match="cannot be decoded"):
+        build_memory(video, cfg, captions=captions, progress=False)
     assert list((tmp_path / "memories").iterdir()) == []
 
 
 def test_an_interrupted_generation_of_another_size_is_refused(tmp_path):
     d = tmp_path / "syn"
     generate(d, "tiny", progress=False)
-    (d / "manifest.json").unlink()                    # killed before the manifest: only the video names tell the size
+    (d / "manifest.json").unlink()                # killed before the manifest: the video names tell the size
     before = sorted(p.name for p in (d / "videos").iterdir())
-    with pytest.raises(RevealInputError, match="interrupted generation of reveal-synth tiny"): generate(d, "mini", progress=False)
+    with pytest.raises(RevealInputError, match="interrupted generation of reveal-synth tiny"):
+        generate(d, "mini", progress=False)
     assert sorted(p.name for p in (d / "videos").iterdir()) == before
 
 
@@ -203,18 +206,19 @@ def test_a_truncated_video_is_our_one_line_only(tmp_path):
     video = tmp_path / "cut.mp4"; write_video(simulate("cut", 60, 0), video)
     video.write_bytes(video.read_bytes()[: video.stat().st_size // 2])       # a copy that stopped halfway
     captions = tmp_path / "narration.json"; captions.write_text("[]")
-    r = _cli("memory", "build", str(video), "--captions", str(captions), "--set", f"memory_dir={tmp_path / 'mem'}",
-             "--set", f"cache_dir={tmp_path / 'cache'}")
+    r = _cli("memory", "build", str(video), "--captions", str(captions),
+             "--set", f"memory_dir={tmp_path / 'mem'}", "--set", f"cache_dir={tmp_path / 'cache'}")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.splitlines()[-1].endswith("cannot be decoded (FFmpeg: moov atom not found)"), r.stderr
     assert [l for l in r.stderr.splitlines()[:-1] if "moov" in l or "ERROR" in l] == [], r.stderr
 
 
 def test_a_latin1_srt_is_refused_naming_the_line(tmp_path):
-    "Not decoded with replacement characters and no word (see chapter 05 for why it is refused, not guessed)."
+    "Not decoded with replacement characters and no word (chapter 05: why refused, not guessed)."
     from reveal_nb.video import load_text_track
     f = tmp_path / "s.srt"; f.write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("latin-1"))
-    with pytest.raises(RevealInputError, match=r"s.srt: field 'subtitles': not UTF-8 text \(line 3, byte 0xe9\)"):
+    says = r"s.srt: field 'subtitles': not UTF-8 text \(line 3, byte 0xe9\)"
+    with pytest.raises(RevealInputError, match=says):
         load_text_track(f)
 
 
@@ -232,29 +236,36 @@ def test_data_check_lists_subtitles_that_are_not_utf8(tmp_path):
     from reveal_nb.benchmarks import check_local_copy, write_example_files
     root = write_example_files("videomme", tmp_path / "vm")
     (root / "subtitle").mkdir()
-    (root / "subtitle" / "vid601.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("cp1252"))
+    srt = "1\n00:00:01,000 --> 00:00:02,000\nCafé\n"
+    (root / "subtitle" / "vid601.srt").write_bytes(srt.encode("cp1252"))
     problems = check_local_copy("videomme", root)["problems"]
-    assert any("1 subtitle file(s) not UTF-8" in p and "vid601.srt (not UTF-8 text (line 3" in p for p in problems), problems
+    assert any("1 subtitle file(s) not UTF-8" in p and "vid601.srt (not UTF-8 text (line 3" in p
+               for p in problems), problems
 
 
-@pytest.mark.parametrize("field, value, says", [("max_rounds", '"3"', '"3" is a text; write a whole number'),
-                                                ("tau", '"high"', '"high" is a text; write a number'),
-                                                ("early_stop", "1", "1 is a number; write true or false")])
+@pytest.mark.parametrize("field, value, says", [
+    ("max_rounds", '"3"', '"3" is a text; write a whole number'),
+    ("tau", '"high"', '"high" is a text; write a number'),
+    ("early_stop", "1", "1 is a number; write true or false")])
 def test_a_config_value_of_the_wrong_type_is_refused(tmp_path, field, value, says):
     f = tmp_path / "c.json"; f.write_text(f'{{"{field}": {value}}}')
     r = _cli("config", "show", "--config", str(f))
-    assert r.returncode == 2 and f"{f}: field '{field}': {says}" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"{f}: field '{field}': {says}" in r.stderr, r.stderr
     f.write_text('{"tau": 1, "max_rounds": 2}')                  # a whole number is a fine float
     assert _cli("config", "show", "--config", str(f)).returncode == 0
 
 
 def test_a_question_answered_twice_in_one_shard_is_refused(tmp_path):
-    "Not merged keeping the last trace without a word; a question re-answered after it changed is fine (the later counts)."
+    """Not merged keeping the last trace without a word; a question re-answered after it changed is fine
+    (its later trace counts)."""
     from reveal_nb.evaluate import merge_shards
     a = tmp_path / "a"; a.mkdir()
-    t = lambda **kw: json.dumps(dict(qid="q1", config_fingerprint="f", item_fingerprint="v1", answer="A") | kw) + "\n"
+    first = dict(qid="q1", config_fingerprint="f", item_fingerprint="v1", answer="A")
+    t = lambda **kw: json.dumps(first | kw) + "\n"
     (a / "traces.jsonl").write_text(t() + t(qid="q2") + t(answer="B"))
-    with pytest.raises(RevealInputError, match=r"traces.jsonl: field 'line 3.qid': 'q1' was already answered"):
+    says = r"traces.jsonl: field 'line 3.qid': 'q1' was already answered"
+    with pytest.raises(RevealInputError, match=says):
         merge_shards([a], tmp_path / "out")
     assert not (tmp_path / "out").exists()
     (a / "traces.jsonl").write_text(t() + t(item_fingerprint="v2", answer="B"))
