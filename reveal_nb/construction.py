@@ -195,7 +195,8 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
                       pairs=dict(formed=sum(p["answers"] is not None for p in formed), retained=len(pairs), train=len(pairs) - len(val), val=len(val)),
                       iterations=max(0, len(curve) - 1), best_iteration=best, stop_reason=stop,
                       validation_accuracy=[c["val"]["accuracy"] for c in curve], config_fingerprint=fp)
-    result = RubricPool(f"learned-{bench or 'items'}-{split}", "learned" if best > 0 else start.source, learned.criteria,
+    name = f"learned-{bench or 'items'}-{split}" if best > 0 else f"{start.name}-unchanged-by-{bench or 'items'}-{split}"
+    result = RubricPool(name, "learned" if best > 0 else start.source, learned.criteria,
                         f"Learned by contrastive rubric construction on {bench} {split} ({len(pairs)} pairs)." if best > 0 else
                         f"The starting pool {start.name!r}, unchanged: no iteration improved on it on {bench} {split}.", provenance=provenance)
     save_pool(result, out / "rubric_pool.yaml")
