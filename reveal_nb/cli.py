@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_cli.ipynb #ac9bb91a
 from __future__ import annotations
-import argparse, json, string, sys, time, warnings
+import argparse, errno, json, string, sys, time, warnings
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_fingerprint, config_from_dict,
@@ -341,6 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/90_cli.ipynb #987a2121
+_UNWRITABLE = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EDQUOT}
+
 def main(argv=None):
     "Entry point of the `reveal-nb` console script."
     a = build_parser().parse_args(argv)
@@ -349,3 +351,8 @@ def main(argv=None):
         a.fn(a, config_from_args(a.config, a.sets))
     except (RevealInputError, ModelServerError) as e:
         print(f"reveal-nb: error: {e}", file=sys.stderr); raise SystemExit(2)
+    except OSError as e:
+        if e.errno not in _UNWRITABLE: raise
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"reveal-nb: error: {where}cannot write there ({e.strerror}); nothing already written was lost", file=sys.stderr)
+        raise SystemExit(2)

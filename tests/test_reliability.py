@@ -1,6 +1,6 @@
 """Issue 25's cases that are fixed: no data loss, one writer per folder, reproducible generation,
 one line for bad input."""
-import json, subprocess, sys
+import json, os, subprocess, sys
 from pathlib import Path
 import pytest
 from filelock import FileLock
@@ -270,3 +270,17 @@ def test_a_question_answered_twice_in_one_shard_is_refused(tmp_path):
     assert not (tmp_path / "out").exists()
     (a / "traces.jsonl").write_text(t() + t(item_fingerprint="v2", answer="B"))
     assert json.loads(merge_shards([a], tmp_path / "out").read_text())["answer"] == "B"
+
+
+@pytest.mark.parametrize("where", ["--out", "REVEAL_NB_CACHE", "memory_dir"])
+def test_a_place_that_cannot_be_written_is_one_line(tmp_path, where):
+    "Item 5: a file where a folder should be (as a read-only or full disk would, the write fails) is one line, exit 2."
+    blocker = tmp_path / "a-file"; blocker.write_text("not a folder")
+    env, args = dict(os.environ), CLI + ["eval", "--bench", "reveal-synth", "--size", "tiny", "--root", str(tmp_path / "data"),
+                                        "--limit", "1", "--out", str(tmp_path / "run")]
+    if where == "--out": args[-1] = str(blocker / "run")
+    elif where == "REVEAL_NB_CACHE": env["REVEAL_NB_CACHE"] = str(blocker / "cache")
+    else: args += ["--set", f"memory_dir={blocker / 'memories'}"]
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert str(blocker) in r.stderr and "cannot write there" in r.stderr, r.stderr
