@@ -14,6 +14,8 @@ from .benchmarks import QAItem
 from .scoring import official_reply, score
 from .models import usage_totals
 from .traces import run_variant, run_unit, summarize, _check_traces
+from .loop import VARIANTS
+from .rubrics import pool_for
 
 # %% auto #0
 __all__ = ['DURATION_BUCKETS', 'parse_shard', 'shard_items', 'merge_shards', 'EvalWorker', 'ray_executor', 'duration_bucket',
@@ -145,6 +147,7 @@ def evaluate(items: list, cfg: RevealConfig, out_dir, executor=None, shard: tupl
     "Traces of cfg.variant on `items` (or on shard (i, n) of them) in out_dir/traces.jsonl, scored into out_dir/scores.json."
     if shard: items = shard_items(items, *shard)
     if not items: raise RevealInputError("items", "questions", "no questions to evaluate" + (f" in shard {shard[0]}/{shard[1]}" if shard else ""))
+    if VARIANTS[cfg.variant].stop == "rubric": pool_for(cfg)       # a missing or malformed pool: one line before any model loads
     t0 = time.time()
     traces = run_variant(items, cfg, out_dir, llm=llm, enc=enc, progress=progress, executor=executor)
     scores = score_run(traces, items) | dict(shard=list(shard) if shard else None, run_seconds=round(time.time() - t0, 1), config=config_to_dict(cfg))

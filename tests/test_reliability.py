@@ -284,3 +284,12 @@ def test_a_place_that_cannot_be_written_is_one_line(tmp_path, where):
     r = subprocess.run(args, capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert str(blocker) in r.stderr and "cannot write there" in r.stderr, r.stderr
+
+
+def test_a_missing_rubric_pool_is_reported_before_any_work(tmp_path):
+    "Item 9: a missing rubric_pool file is one line before the run starts (before: after both models had loaded)."
+    out = tmp_path / "run"
+    r = subprocess.run(CLI + ["eval", "--bench", "reveal-synth", "--size", "tiny", "--root", str(tmp_path / "data"), "--limit", "1",
+                              "--set", f"rubric_pool={tmp_path / 'nowhere.yaml'}", "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and "nowhere.yaml" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert not out.exists()                                 # nothing started: no run folder, no model loaded for it
