@@ -16,8 +16,9 @@ __all__ = ['SCORE_LEVELS', 'QUESTION_KINDS', 'MAX_POOL_BYTES', 'Criterion', 'Rub
 
 # %% ../nbs/09_rubrics.ipynb #6f2aac04
 SCORE_LEVELS = ("1", "0.5", "0")
-QUESTION_KINDS = ("counting", "temporal_order", "negation", "causal", "action", "attribute", "location", "identity",
-                  "on_screen_text", "global_summary", "temporal_grounding", "any")
+QUESTION_KINDS = ("counting", "temporal_order", "negation", "causal", "action", "attribute",
+                  "location", "identity", "on_screen_text", "global_summary",
+                  "temporal_grounding", "any")
 
 @dataclass(frozen=True)
 class Criterion:
@@ -37,11 +38,13 @@ class RubricPool:
     criteria: list = field(default_factory=list)
     description: str = ""
     path: str = ""
-    provenance: dict = field(default_factory=dict)   # how a learned pool was made (split, teacher, models, curve, fingerprint)
+    # how a learned pool was made (split, teacher, models, curve, fingerprint)
+    provenance: dict = field(default_factory=dict)
 
     def __post_init__(self): self.by_name = {c.name: c for c in self.criteria}
     def __len__(self): return len(self.criteria)
-    def weights(self, names) -> np.ndarray: return np.array([self.by_name[n].weight for n in names], float)
+    def weights(self, names) -> np.ndarray:
+        return np.array([self.by_name[n].weight for n in names], float)
 
 # %% ../nbs/09_rubrics.ipynb #894922d7
 def _criterion(raw, i, src) -> Criterion:
@@ -51,22 +54,30 @@ def _criterion(raw, i, src) -> Criterion:
     for f in ("name", "description", "applies_to", "weight", "scores"):
         if f not in raw: raise RevealInputError(src, where(f), "missing")
     if not isinstance(name, str) or not name.replace("_", "").isalnum() or name != name.lower():
-        raise RevealInputError(src, where("name"), f"{name!r} must be lower-case letters, digits and '_'")
+        raise RevealInputError(src, where("name"),
+                               f"{name!r} must be lower-case letters, digits and '_'")
     kinds = raw["applies_to"]
     if not isinstance(kinds, list) or not kinds or any(k not in QUESTION_KINDS for k in kinds):
-        raise RevealInputError(src, where("applies_to"), f"{kinds!r} must be a non-empty list of {QUESTION_KINDS}")
+        raise RevealInputError(src, where("applies_to"),
+                               f"{kinds!r} must be a non-empty list of {QUESTION_KINDS}")
     w = raw["weight"]
-    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < float("inf"): raise RevealInputError(src, where("weight"), f"{w!r} must be a positive, finite number")
+    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < float("inf"):
+        raise RevealInputError(src, where("weight"), f"{w!r} must be a positive, finite number")
     sc = raw["scores"]
     if not isinstance(sc, dict) or {str(k) for k in sc} != set(SCORE_LEVELS):
-        raise RevealInputError(src, where("scores"), f"must give exactly the boundaries {list(SCORE_LEVELS)}, got {list(sc) if isinstance(sc, dict) else sc!r}")
+        raise RevealInputError(src, where("scores"),
+                               f"must give exactly the boundaries {list(SCORE_LEVELS)}, "
+                               f"got {list(sc) if isinstance(sc, dict) else sc!r}")
     for k, v in sc.items():
-        if not isinstance(v, (str, int, float)) or isinstance(v, bool): raise RevealInputError(src, where(f"scores.{k}"), f"{v!r} must be a text")
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise RevealInputError(src, where(f"scores.{k}"), f"{v!r} must be a text")
     sc = {str(k): str(v).strip() for k, v in sc.items()}
     for k, v in sc.items():
         if not v: raise RevealInputError(src, where(f"scores.{k}"), "empty boundary")
-    if not str(raw["description"]).strip(): raise RevealInputError(src, where("description"), "empty")
-    return Criterion(name, str(raw["description"]).strip(), tuple(kinds), float(w), {k: sc[k] for k in SCORE_LEVELS})
+    if not str(raw["description"]).strip():
+        raise RevealInputError(src, where("description"), "empty")
+    return Criterion(name, str(raw["description"]).strip(), tuple(kinds), float(w),
+                     {k: sc[k] for k in SCORE_LEVELS})
 
 # %% ../nbs/09_rubrics.ipynb #13538253
 MAX_POOL_BYTES = 1_000_000   # a pool of a few hundred criteria is tens of kilobytes
@@ -75,37 +86,52 @@ def load_pool(path) -> RubricPool:
     "Read and validate a rubric pool YAML file."
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "file", "not found")
-    if path.stat().st_size > MAX_POOL_BYTES: raise RevealInputError(path, "file", f"{path.stat().st_size:,} bytes; a rubric pool is at most {MAX_POOL_BYTES:,}")
+    if path.stat().st_size > MAX_POOL_BYTES:
+        raise RevealInputError(path, "file", f"{path.stat().st_size:,} bytes; "
+                                             f"a rubric pool is at most {MAX_POOL_BYTES:,}")
     try:
         text = path.read_text(encoding="utf-8")
-        if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text)):      # anchors could expand to billions of nodes
-            raise RevealInputError(path, "file", "uses YAML anchors and aliases; write every criterion out")
+        # anchors could expand to billions of nodes
+        if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text)):
+            raise RevealInputError(path, "file",
+                                   "uses YAML anchors and aliases; write every criterion out")
         raw = yaml.safe_load(text)
     except UnicodeDecodeError: raise RevealInputError(path, "file", "not UTF-8 text") from None
-    except yaml.YAMLError as e: raise RevealInputError(path, "file", f"not valid YAML: {str(e).splitlines()[0]}") from None
-    if not isinstance(raw, dict): raise RevealInputError(path, "file", "must be a mapping with 'name', 'source' and 'criteria'")
+    except yaml.YAMLError as e:
+        raise RevealInputError(path, "file", f"not valid YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(raw, dict):
+        raise RevealInputError(path, "file",
+                               "must be a mapping with 'name', 'source' and 'criteria'")
     for f in ("name", "source", "criteria"):
         if f not in raw: raise RevealInputError(path, f, "missing")
-    if raw["source"] not in ("hand-written", "learned"): raise RevealInputError(path, "source", f"{raw['source']!r} must be 'hand-written' or 'learned'")
-    if not isinstance(raw["criteria"], list) or not raw["criteria"]: raise RevealInputError(path, "criteria", "must be a non-empty list")
+    if raw["source"] not in ("hand-written", "learned"):
+        raise RevealInputError(path, "source",
+                               f"{raw['source']!r} must be 'hand-written' or 'learned'")
+    if not isinstance(raw["criteria"], list) or not raw["criteria"]:
+        raise RevealInputError(path, "criteria", "must be a non-empty list")
     crits = [_criterion(c, i, path) for i, c in enumerate(raw["criteria"])]
     seen = set()
     for i, c in enumerate(crits):
-        if c.name in seen: raise RevealInputError(path, f"criteria[{i}] ({c.name}).name", "duplicate criterion name")
+        if c.name in seen:
+            raise RevealInputError(path, f"criteria[{i}] ({c.name}).name",
+                                   "duplicate criterion name")
         seen.add(c.name)
     prov = raw.get("provenance") or {}
     if not isinstance(prov, dict): raise RevealInputError(path, "provenance", "must be a mapping")
-    return RubricPool(str(raw["name"]), raw["source"], crits, str(raw.get("description", "")).strip(), str(path), prov)
+    return RubricPool(str(raw["name"]), raw["source"], crits,
+                      str(raw.get("description", "")).strip(), str(path), prov)
 
 # %% ../nbs/09_rubrics.ipynb #9788e10a
 def save_pool(pool: RubricPool, path) -> Path:
     "Write `pool` as YAML (atomically); `load_pool` reads it back unchanged."
     from reveal_nb.core import atomic_write_text
-    crits = [dict(name=c.name, description=c.description, applies_to=list(c.applies_to), weight=c.weight, scores=dict(c.scores))
+    crits = [dict(name=c.name, description=c.description, applies_to=list(c.applies_to),
+                  weight=c.weight, scores=dict(c.scores))
              for c in pool.criteria]
     doc = dict(name=pool.name, source=pool.source, description=pool.description, criteria=crits)
     if pool.provenance: doc["provenance"] = pool.provenance
-    return atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=110))
+    return atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False, allow_unicode=True,
+                                                  width=110))
 
 # %% ../nbs/09_rubrics.ipynb #631708c0
 def starter_pool_path() -> Path:
@@ -120,14 +146,16 @@ def pool_for(cfg: RevealConfig) -> RubricPool:
 # %% ../nbs/09_rubrics.ipynb #e776edcf
 def catalogue(pool: RubricPool) -> str:
     "One line per criterion: name (kinds): description."
-    return "\n".join(f"- {c.name} ({', '.join(c.applies_to)}): {c.description}" for c in pool.criteria)
+    return "\n".join(f"- {c.name} ({', '.join(c.applies_to)}): {c.description}"
+                     for c in pool.criteria)
 
 def rubric_text(pool: RubricPool, names) -> str:
     "The selected criteria with weights and their 1 / 0.5 / 0 boundaries, for verifier call 2."
     out = []
     for n in names:
         c = pool.by_name[n]
-        out.append(f"{c.name} (weight {c.weight:g}): {c.description}\n" + "\n".join(f"  score {k}: {v}" for k, v in c.scores.items()))
+        out.append(f"{c.name} (weight {c.weight:g}): {c.description}\n"
+                   + "\n".join(f"  score {k}: {v}" for k, v in c.scores.items()))
     return "\n".join(out)
 
 # %% ../nbs/09_rubrics.ipynb #b4f0a3d0
@@ -135,7 +163,8 @@ def aggregate(scores: dict, pool: RubricPool, names, tau: float) -> dict:
     "ρ_o = Σ_k w_k z_{o,k} / Σ_k w_k for every option, ρ = max_o ρ_o, sufficient iff ρ ≥ τ (eq. 5)."
     names = list(names)
     w = pool.weights(names)
-    rho_o = {o: float(np.dot(w, [float(s.get(n, 0.0)) for n in names]) / w.sum()) for o, s in scores.items()}
+    rho_o = {o: float(np.dot(w, [float(s.get(n, 0.0)) for n in names]) / w.sum())
+             for o, s in scores.items()}
     best = max(rho_o, key=rho_o.get)
     rho = rho_o[best]
     return dict(rho_by_option=rho_o, rho=rho, best_option=best, sufficient=bool(rho >= tau - 1e-9))
@@ -145,10 +174,16 @@ def criterion_texts(pool: RubricPool, names) -> list[str]:
     "The text each selected criterion is embedded from for reranking: its description."
     return [pool.by_name[n].description for n in names]
 
-def rubric_rerank(candidates: list[dict], cand_vectors, crit_vectors, crit_weights, k: int, beta: float) -> list[dict]:
-    "The top-k candidates by query score + beta * weighted mean cosine to the criteria; adds 'rerank_score'."
+def rubric_rerank(candidates: list[dict], cand_vectors, crit_vectors, crit_weights, k: int,
+                  beta: float) -> list[dict]:
+    """The top-k candidates by query score + beta * weighted mean cosine to the criteria; adds
+    'rerank_score'."""
     if not candidates: return []
     C = np.asarray(cand_vectors, np.float32)
-    crit = (C @ np.asarray(crit_vectors, np.float32).T) @ (np.asarray(crit_weights, float) / np.sum(crit_weights)) if len(crit_weights) else np.zeros(len(C))
-    scored = [c | dict(rerank_score=round(float(c["score"] + beta * s), 4), criterion_score=round(float(s), 4)) for c, s in zip(candidates, crit)]
+    crit = ((C @ np.asarray(crit_vectors, np.float32).T)
+            @ (np.asarray(crit_weights, float) / np.sum(crit_weights))
+            if len(crit_weights) else np.zeros(len(C)))
+    scored = [c | dict(rerank_score=round(float(c["score"] + beta * s), 4),
+                       criterion_score=round(float(s), 4))
+              for c, s in zip(candidates, crit)]
     return sorted(scored, key=lambda c: -c["rerank_score"])[:k]

@@ -16,10 +16,10 @@ __all__ = ['Segment', 'adaptive_segments', 'fixed_segments', 'segment_video', 's
 @dataclass
 class Segment:
     "One L1 unit: a time span and the kept frames (indices into the kept-frame arrays) inside it."
-    start: float       # seconds
-    end: float         # seconds
-    first: int         # first kept frame (inclusive); -1 if none (fixed chunks over dropped frames)
-    last: int          # last kept frame (inclusive)
+    start: float  # seconds
+    end: float    # seconds
+    first: int    # first kept frame (inclusive); -1 if none (fixed chunks over dropped frames)
+    last: int     # last kept frame (inclusive)
 
     @property
     def length(self): return self.end - self.start
@@ -28,13 +28,18 @@ class Segment:
 def adaptive_segments(times, descriptors, duration: float, theta: float = 0.8) -> list[Segment]:
     "Greedy grouping of adjacent kept frames while cosine(previous, next) > theta (paper §3.1)."
     times, D = np.asarray(times, float), np.asarray(descriptors, np.float32)
-    if len(times) == 0: raise RevealInputError("segmentation", "frames", "no kept frames to segment")
-    if len(times) != len(D): raise RevealInputError("segmentation", "descriptors", f"{len(D)} descriptors for {len(times)} frames")
+    if len(times) == 0:
+        raise RevealInputError("segmentation", "frames", "no kept frames to segment")
+    if len(times) != len(D):
+        raise RevealInputError("segmentation", "descriptors",
+                               f"{len(D)} descriptors for {len(times)} frames")
     sims = (D[1:] * D[:-1]).sum(1)
     starts = [0] + [i + 1 for i, s in enumerate(sims) if s <= theta]
     bounds = starts + [len(times)]
-    segs = [Segment(float(times[a]) if k else 0.0, 0.0, a, b - 1) for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
-    for s, nxt in zip(segs, segs[1:] + [None]): s.end = nxt.start if nxt else float(max(duration, times[-1]))
+    segs = [Segment(float(times[a]) if k else 0.0, 0.0, a, b - 1)
+            for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+    for s, nxt in zip(segs, segs[1:] + [None]):
+        s.end = nxt.start if nxt else float(max(duration, times[-1]))
     return segs
 
 # %% ../nbs/06_segment.ipynb #10763255
@@ -45,28 +50,34 @@ def fixed_segments(times, duration: float, seconds: float = 10.0) -> list[Segmen
     for a in np.arange(0.0, duration, seconds):
         b = min(a + seconds, duration)
         idx = np.nonzero((times >= a) & (times < b))[0]
-        out.append(Segment(float(a), float(b), int(idx[0]) if len(idx) else -1, int(idx[-1]) if len(idx) else -1))
+        out.append(Segment(float(a), float(b), int(idx[0]) if len(idx) else -1,
+                           int(idx[-1]) if len(idx) else -1))
     return out
 
 # %% ../nbs/06_segment.ipynb #f3e38d18
 def segment_video(scan, cfg: RevealConfig) -> list[Segment]:
     "L1 segments of a `FrameScan` by cfg.segmentation ('adaptive' with θ, or 'fixed')."
-    if cfg.segmentation == "fixed": return fixed_segments(scan.kept_times, scan.info.duration, cfg.fixed_segment_seconds)
+    if cfg.segmentation == "fixed":
+        return fixed_segments(scan.kept_times, scan.info.duration, cfg.fixed_segment_seconds)
     return adaptive_segments(scan.kept_times, scan.descriptors, scan.info.duration, cfg.theta)
 
 def segment_stats(segs: list[Segment]) -> dict:
     "Count and mean/median/min/max length (seconds)."
     L = np.array([s.length for s in segs])
-    return dict(count=len(segs), mean=float(L.mean()), median=float(np.median(L)), min=float(L.min()), max=float(L.max()))
+    return dict(count=len(segs), mean=float(L.mean()), median=float(np.median(L)),
+                min=float(L.min()), max=float(L.max()))
 
 # %% ../nbs/06_segment.ipynb #81f44900
 def boundary_hit_rate(segs, true_times, tol: float = 1.5) -> float:
     "Share of `true_times` with a segment start within `tol` seconds (boundary recall)."
     starts = np.array([s.start for s in segs])
-    return float(np.mean([np.abs(starts - t).min() <= tol for t in true_times])) if len(true_times) else 0.0
+    return (float(np.mean([np.abs(starts - t).min() <= tol for t in true_times])) if len(true_times)
+            else 0.0)
 
 def boundary_scores(segs, true_times, tol: float = 1.5) -> dict:
-    "Boundary precision (segment starts near a true change) and recall (true changes near a segment start)."
+    """Boundary precision (segment starts near a true change) and recall (true changes near a
+    segment start)."""
     cuts, truth = np.array([s.start for s in segs[1:]]), np.asarray(true_times, float)
-    prec = float(np.mean([np.abs(truth - c).min() <= tol for c in cuts])) if len(cuts) and len(truth) else 0.0
+    prec = (float(np.mean([np.abs(truth - c).min() <= tol for c in cuts]))
+            if len(cuts) and len(truth) else 0.0)
     return dict(precision=prec, recall=boundary_hit_rate(segs, truth, tol))

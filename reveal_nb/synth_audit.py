@@ -28,7 +28,8 @@ def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0, c
 
 # %% ../nbs/03d_synth_audit.ipynb #cdf0ce9a
 def audit_size(size: str = "small", seeds=(0, 1, 2), cfg: RevealConfig | None = None) -> dict:
-    "{split: questions} of a named reveal-synth size (`reveal_nb.synth.SIZES`) over several seeds, as `generate` asks them, simulated only."
+    """{split: questions} of a named reveal-synth size (`reveal_nb.synth.SIZES`) over several seeds,
+    as `generate` asks them, simulated only."""
     from reveal_nb.synth import video_specs
     out = {}
     for seed in seeds:
@@ -85,7 +86,8 @@ def _odd(values):
 
 # %% ../nbs/03d_synth_audit.ipynb #39f2aa5a
 def template_words(dev: list[dict], share: float = 0.5) -> dict[str, frozenset]:
-    "Per question type, the template's words: content words in at least `share` of the dev split's questions of that type."
+    """Per question type, the template's words: content words in at least `share` of the dev split's
+    questions of that type."""
     by = {}
     for q in dev: by.setdefault(q["type"], []).append(_words(q["question"]))
     out = {}
@@ -104,7 +106,8 @@ def _cwords(text: str) -> frozenset:
 def _bits(m: int) -> int: return m.bit_count()
 
 class VideoIndex:
-    "One video's questions as bit sets: for every word, which questions' wording (`.text`) or wording and options (`.all`) contain it."
+    """One video's questions as bit sets: for every word, which questions' wording (`.text`) or
+    wording and options (`.all`) contain it."""
     def __init__(self, qs: list[dict]):
         self.qs, self.full = qs, (1 << len(qs)) - 1
         self.q_words = [_cwords(q["question"]) for q in qs]
@@ -145,7 +148,7 @@ def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()
     "Every blind feature of each option of question `i` of an indexed video: {feature name: one value per option}."
     q = video.qs[i]; opts = list(q["options"].values()); k = len(opts)
     others, Q, W = video.full & ~(1 << i), video.q_words[i], video.o_words[i]
-    S = Q - template                                   # the question's subject: its words that are not the template's
+    S = Q - template   # the question's subject: its words that are not the template's
     f = {}
     # surface
     chars, nwords = [float(len(o)) for o in opts], [float(len(o.split())) for o in opts]
@@ -159,10 +162,11 @@ def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()
     f["is smallest number"], f["is largest number"] = _rank(vals, 0, False), _rank(vals, 0, True)
     f["is 2nd smallest number"], f["is 2nd largest number"] = _rank(vals, 1, False), _rank(vals, 1, True)
     f["is longest span"], f["is shortest span"] = _rank(durs, 0, True), _rank(durs, 0, False)
-    for name, xs in (("value", vals), ("span end", ends), ("span duration", durs), ("length (chars)", chars), ("length (words)", nwords)):
+    for name, xs in (("value", vals), ("span end", ends), ("span duration", durs),
+                     ("length (chars)", chars), ("length (words)", nwords)):
         odd = _odd(xs)
-        for n, what in enumerate(("|x - mean of other options|", "|x - median of other options|", "x - mean of other options",
-                                  "gap to nearest other option")):
+        for n, what in enumerate(("|x - mean of other options|", "|x - median of other options|",
+                                  "x - mean of other options", "gap to nearest other option")):
             f[f"{name}: {what}"] = [o[n] for o in odd]
     # words against the question and the other options
     f["overlap with question"] = [float(len(w & Q)) for w in W]
@@ -213,7 +217,8 @@ def _rules(feats: dict[str, list[float]]) -> dict[str, list[float]]:
 def rule_scores(q: dict, others: list[dict], dev_prior: str, template: frozenset = frozenset()) -> dict[str, list[float]]:
     "Every blind rule's score for each option of one question (others: the same video's other questions)."
     rules = _rules(option_features(VideoIndex([q] + list(others)), 0, template))
-    return {"position prior": [float(l == dev_prior) for l in q["options"]]} | {k: rules[v] for k, v in LEGACY_RULES.items()} | rules
+    return ({"position prior": [float(l == dev_prior) for l in q["options"]]}
+            | {k: rules[v] for k, v in LEGACY_RULES.items()} | rules)
 
 # %% ../nbs/03d_synth_audit.ipynb #a259191b
 def _features(q, option):
@@ -235,7 +240,8 @@ def train_bag_of_words(dev: list[dict]) -> dict:
 
 def bag_of_words_scores(q: dict, model: dict) -> list[float]:
     w = model.get(q["type"], {})
-    return [round(sum(w.get(f, 0.0) for f in _features(q, o)), 9) for o in q["options"].values()]   # rounded: ties do not hang on summation order
+    # rounded: ties do not hang on summation order
+    return [round(sum(w.get(f, 0.0) for f in _features(q, o)), 9) for o in q["options"].values()]
 
 # %% ../nbs/03d_synth_audit.ipynb #95f574e4
 def _logit_parts(w, X, y, mask, l2):
@@ -249,8 +255,10 @@ def _logit_parts(w, X, y, mask, l2):
     hess = (Xc * p[:, :, None]).reshape(-1, d).T @ Xc.reshape(-1, d) + l2 * np.eye(d)
     return loss, g.reshape(-1) @ X.reshape(-1, d) + l2 * w, hess
 
-def fit_logit(X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None, l2: float = 1.0, steps: int = 50) -> np.ndarray:
-    "Weights of a conditional logit, P(option j of question n) ∝ exp(w·X[n, j]), fitted by damped Newton steps with an L2 penalty."
+def fit_logit(X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None, l2: float = 1.0,
+              steps: int = 50) -> np.ndarray:
+    """Weights of a conditional logit, P(option j of question n) ∝ exp(w·X[n, j]), fitted by damped
+    Newton steps with an L2 penalty."""
     mask = np.ones(X.shape[:2], bool) if mask is None else mask
     w = np.zeros(X.shape[2])
     loss, grad, hess = _logit_parts(w, X, y, mask, l2)
@@ -267,8 +275,10 @@ def fit_logit(X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None, l2: 
         if done: break
     return w
 
+# %% ../nbs/03d_synth_audit.ipynb #ae50ee15
 def _design(questions: list[dict], template: dict, names: list[str] | None = None):
-    "Features of every question's options: X (questions x options x features), a mask of real options, answer indices, names."
+    """Features of every question's options: X (questions x options x features), a mask of real
+    options, answer indices, names."""
     by_video = {}
     for q in questions: by_video.setdefault(q["video_id"], []).append(q)
     feats = {}
@@ -287,8 +297,9 @@ def _design(questions: list[dict], template: dict, names: list[str] | None = Non
     return X, mask, y, names
 
 def _hits(scores: np.ndarray, mask: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Expected accuracy of picking the highest-scoring option, ties broken by a fair coin, per question (and per rule
-    when scores is questions x options x rules): 1/(number tied at the top) when the answer is among them, else 0."""
+    """Expected accuracy of picking the highest-scoring option, ties broken by a fair coin, per
+    question (and per rule when scores is questions x options x rules): 1/(number tied at the top)
+    when the answer is among them, else 0."""
     m = mask if scores.ndim == 2 else mask[..., None]
     s = np.where(m, scores, -np.inf)
     top = (s == s.max(axis=1, keepdims=True)) & m
@@ -312,11 +323,13 @@ def _logit(Xd, md, yd, vids, Xt, mt, seed, l2_grid, folds):
     fold = np.array([order.index(v) % folds for v in vids]) if len(order) >= folds else np.zeros(len(vids), int)
     def cv(l2):
         if fold.max() == 0: return 0.0
-        return sum(_hits(Xd[fold == f] @ fit_logit(Xd[fold != f], yd[fold != f], md[fold != f], l2), md[fold == f], yd[fold == f]).sum()
+        return sum(_hits(Xd[fold == f] @ fit_logit(Xd[fold != f], yd[fold != f], md[fold != f], l2),
+                         md[fold == f], yd[fold == f]).sum()
                    for f in range(folds))
     l2 = max(l2_grid, key=cv)
     return Xt @ fit_logit(Xd, yd, md, l2), l2
 
+# %% ../nbs/03d_synth_audit.ipynb #37347b88
 def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1.0, 10.0, 100.0), folds: int = 5) -> dict:
     """Accuracy on `test` of every blind rule, of the rule chosen per type on `dev`, of a conditional logit and a bag of
     words trained per type on `dev`; per type and overall, with chance, n and z-scores."""
@@ -330,7 +343,8 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
     extra = {"position prior": col[f"max position {prior}"]} | {k: col[v] for k, v in LEGACY_RULES.items() if v in col}
     rules += list(extra); Hd, Ht = (np.concatenate([H, H[:, list(extra.values())]], 1) for H in (Hd, Ht))
     bow, k = train_bag_of_words(dev), mt.shape[1]
-    bow_hits = _hits(np.array([bag_of_words_scores(q, bow) + [0.0] * (k - len(q["options"])) for q in test]).reshape(len(test), k), mt, yt)
+    bow_hits = _hits(np.array([bag_of_words_scores(q, bow) + [0.0] * (k - len(q["options"]))
+                               for q in test]).reshape(len(test), k), mt, yt)
     td, tt = np.array([q["type"] for q in dev]), np.array([q["type"] for q in test])
     chance = 1 / mt.sum(axis=1)
     chosen, logit_hits, out = np.zeros(len(test)), np.zeros(len(test)), {}
@@ -338,7 +352,8 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
         d, e = td == t, tt == t
         if d.any():
             best_dev = int(Hd[d].mean(axis=0).argmax())
-            scores, l2 = _logit(Xd[d], md[d], yd[d], [q["video_id"] for q, x in zip(dev, d) if x], Xt[e], mt[e], seed, l2_grid, folds)
+            scores, l2 = _logit(Xd[d], md[d], yd[d], [q["video_id"] for q, x in zip(dev, d) if x],
+                                Xt[e], mt[e], seed, l2_grid, folds)
             logit_hits[e] = _hits(scores, mt[e], yt[e])
         else: best_dev, l2 = rules.index("position prior"), None; logit_hits[e] = chance[e]
         chosen[e] = Ht[e, best_dev]
@@ -349,11 +364,15 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
         acc = dict(zip(rules, Ht[e].mean(axis=0).tolist())) | {"bag of words": float(bow_hits[e].mean()),
                                                                 "conditional logit": float(logit_hits[e].mean())}
         best = max(rules, key=acc.get)
-        r = out.setdefault(t, dict(dev_rule="each type's own", dev_rule_dev_accuracy=float("nan"), logit_l2=None))
-        r.update(n=n, chance=ch, accuracy=acc, best=best, best_accuracy=acc[best], dev_rule_accuracy=float(chosen[e].mean()),
-                 logit_accuracy=acc["conditional logit"], bag_of_words=acc["bag of words"])
-        r["z"] = {name: z_score(r[key], ch, n) for name, key in (("dev rule", "dev_rule_accuracy"), ("logit", "logit_accuracy"),
-                                                                  ("bag of words", "bag_of_words"), ("max over rules", "best_accuracy"))}
+        r = out.setdefault(t, dict(dev_rule="each type's own", dev_rule_dev_accuracy=float("nan"),
+                                   logit_l2=None))
+        r.update(n=n, chance=ch, accuracy=acc, best=best, best_accuracy=acc[best],
+                 dev_rule_accuracy=float(chosen[e].mean()), logit_accuracy=acc["conditional logit"],
+                 bag_of_words=acc["bag of words"])
+        r["z"] = {name: z_score(r[key], ch, n)
+                  for name, key in (("dev rule", "dev_rule_accuracy"), ("logit", "logit_accuracy"),
+                                    ("bag of words", "bag_of_words"),
+                                    ("max over rules", "best_accuracy"))}
     return {t: out[t] for t in sorted(set(tt)) + ["overall"]}
 
 # %% ../nbs/03d_synth_audit.ipynb #692d8837
@@ -363,20 +382,26 @@ def blind_table(result: dict) -> str:
     lines = ["| type | n | chance | rule chosen on dev | its test accuracy | conditional logit | bag of words | "
              "max over rules on test (biased up) | that rule |", "|---|---|---|---|---|---|---|---|---|"]
     for t, r in result.items():
-        lines.append(f"| {t} | {r['n']} | {r['chance']:.3f} | {r['dev_rule']} | {cell(r['dev_rule_accuracy'], r, r['z']['dev rule'])} | "
-                     f"{cell(r['logit_accuracy'], r, r['z']['logit'])} | {cell(r['bag_of_words'], r, r['z']['bag of words'])} | "
+        lines.append(f"| {t} | {r['n']} | {r['chance']:.3f} | {r['dev_rule']} | "
+                     f"{cell(r['dev_rule_accuracy'], r, r['z']['dev rule'])} | "
+                     f"{cell(r['logit_accuracy'], r, r['z']['logit'])} | "
+                     f"{cell(r['bag_of_words'], r, r['z']['bag of words'])} | "
                      f"{cell(r['best_accuracy'], r, r['z']['max over rules'])} | {r['best']} |")
     return "\n".join(lines)
 
 BARS = dict(per_type=0.05, overall=0.02, min_n=400)
 
-def blind_bars(result: dict, per_type: float = BARS["per_type"], overall: float = BARS["overall"], min_n: int = BARS["min_n"]) -> list[str]:
-    "Every way an audit result misses the bars (empty = passes): the dev-chosen rule, the logit and the bag of words within chance + margin."
+def blind_bars(result: dict, per_type: float = BARS["per_type"], overall: float = BARS["overall"],
+               min_n: int = BARS["min_n"]) -> list[str]:
+    """Every way an audit result misses the bars (empty = passes): the dev-chosen rule, the logit
+    and the bag of words within chance + margin."""
     fails = []
     for t, r in result.items():
         margin = overall if t == "overall" else per_type
         if t != "overall" and r["n"] < min_n: fails.append(f"{t}: n = {r['n']} < {min_n}")
-        for name, key in (("rule chosen on dev", "dev_rule_accuracy"), ("conditional logit", "logit_accuracy"), ("bag of words", "bag_of_words")):
+        for name, key in (("rule chosen on dev", "dev_rule_accuracy"),
+                          ("conditional logit", "logit_accuracy"),
+                          ("bag of words", "bag_of_words")):
             if r[key] > r["chance"] + margin:
                 fails.append(f"{t}: {name} {r[key]:.3f} > chance {r['chance']:.3f} + {margin}"
                              + (f" ({r['dev_rule']})" if key == "dev_rule_accuracy" else ""))
@@ -384,7 +409,8 @@ def blind_bars(result: dict, per_type: float = BARS["per_type"], overall: float 
 
 # %% ../nbs/03d_synth_audit.ipynb #853cb91f
 def plant_cross_question_leak(questions: list[dict]) -> list[dict]:
-    "A copy of the questions in which every question's answer text is appended to the wording of the next question of its video."
+    """A copy of the questions in which every question's answer text is appended to the wording of
+    the next question of its video."""
     by_video, out = {}, {}
     for q in questions: by_video.setdefault(q["video_id"], []).append(q)
     for qs in by_video.values():

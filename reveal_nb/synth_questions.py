@@ -37,6 +37,7 @@ def _slot(s) -> str: return f"On the {s['surface']} in the {s['place']}"
 def _span(s) -> str: return f"From {mmss(s['start'])} to {mmss(s['end'])}"
 def _reason(s) -> str: return s["speech"].split("because ", 1)[1].rstrip(".")
 
+# %% ../nbs/03b_synth_questions.ipynb #9f0a0c36
 def _by(steps, kind, key=lambda s: s["obj"]) -> dict:
     "Indices of the steps of one kind, grouped by a key (the object by default), in log order."
     out = {}
@@ -55,12 +56,15 @@ def _draw(rng, pool, k):
         x = rng.choice(pool); out.append(x); pool = [y for y in pool if y != x]
     return out
 
-def _question(type_, question, answer, distractors, steps, groups, misleading, pool=None, pool_role="misleading") -> dict:
-    """A question record: E+ as groups of step indices, E- as step indices; intervals derived from them.
-    `pool`: the distractor candidates as (text, step index or None) pairs, one per occurrence; a chosen
-    candidate's steps join E- (`pool_role="misleading"`) or form one E+ group (`"evidence"`)."""
-    q = dict(type=type_, question=question, answer=answer, distractors=list(distractors), base_groups=[list(g) for g in groups],
-             misleading_base=list(misleading), pool=pool or [], pool_role=pool_role)
+def _question(type_, question, answer, distractors, steps, groups, misleading, pool=None,
+              pool_role="misleading") -> dict:
+    """A question record: E+ as groups of step indices, E- as step indices; intervals derived from
+    them. `pool`: the distractor candidates as (text, step index or None) pairs, one per occurrence;
+    a chosen candidate's steps join E- (`pool_role="misleading"`) or form one E+ group
+    (`"evidence"`)."""
+    q = dict(type=type_, question=question, answer=answer, distractors=list(distractors),
+             base_groups=[list(g) for g in groups], misleading_base=list(misleading),
+             pool=pool or [], pool_role=pool_role)
     return _set_evidence(q, steps)
 
 def _set_evidence(q, steps) -> dict:
@@ -69,8 +73,10 @@ def _set_evidence(q, steps) -> dict:
     groups = q["base_groups"] + ([of(d) for d in q["distractors"]] if q["pool_role"] == "evidence" else [])
     chosen = [i for d in q["distractors"] for i in of(d)] if q["pool_role"] == "misleading" else []
     m = sorted((set(q["misleading_base"]) | set(chosen)) - {i for g in groups for i in g})
-    return q | dict(evidence=[_iv(steps[i]) for g in groups for i in g], evidence_groups=[[_iv(steps[i]) for i in g] for g in groups],
-                    evidence_steps=groups, misleading=[_iv(steps[i]) for i in m], misleading_steps=m)
+    return q | dict(evidence=[_iv(steps[i]) for g in groups for i in g],
+                    evidence_groups=[[_iv(steps[i]) for i in g] for g in groups],
+                    evidence_steps=groups, misleading=[_iv(steps[i]) for i in m],
+                    misleading_steps=m)
 
 # %% ../nbs/03b_synth_questions.ipynb #48c2b6c9
 def _obj(o) -> str: return f"object:{o}"
@@ -98,7 +104,9 @@ def claims_of(q: dict, truth: dict) -> list[set]:
     t, named = q["type"], entities(q["question"], truth)
     places, options = [e for e in named if e.startswith("place:")], [q["answer"], *q["distractors"]]
     if t == "counting": return [{e} for e in named if e.startswith("object:")]
-    if t == "location": return [{e} for e in named if e.startswith("object:")] + [{e} for o in options for e in entities(o, truth) if e.startswith("slot:")]
+    if t == "location":
+        return ([{e} for e in named if e.startswith("object:")]
+                + [{e} for o in options for e in entities(o, truth) if e.startswith("slot:")])
     if t == "attribute": return [{p, _colour(c)} for p in places for c in options]
     if t == "negation": return [{p, _obj(o)} for p in places for o in options]
     if t == "temporal_grounding": return [{e} for o in options for e in entities(o, truth)]
@@ -126,7 +134,8 @@ COUNT_VALUES = (1, 2, 3, 4, 5)
 
 def q_counting(truth, rng, state=None):
     steps = truth["steps"]
-    picks = {o: ix for o, ix in _by(steps, "pick_up").items() if len(ix) in COUNT_VALUES and _unsaid(state, {_obj(o)})}
+    picks = {o: ix for o, ix in _by(steps, "pick_up").items()
+             if len(ix) in COUNT_VALUES and _unsaid(state, {_obj(o)})}
     if not picks: return None
     tally = (state or {}).get("counts", {})
     # no count may answer more than a quarter of the split's counting questions (plus one): see `count_options`
@@ -135,22 +144,25 @@ def q_counting(truth, rng, state=None):
     low = min(tally.get(k, 0) for k in avail)
     k = rng.choice([k for k in avail if tally.get(k, 0) == low])
     objs = [o for o, ix in picks.items() if len(ix) == k]
-    siblings = lambda o: [i for i, s in enumerate(steps) if s["kind"] in ("pick_up", "put_down") and s["obj"] != o
-                          and s["obj"].split()[-1] == o.split()[-1]]
+    siblings = lambda o: [i for i, s in enumerate(steps) if s["kind"] in ("pick_up", "put_down")
+                          and s["obj"] != o and s["obj"].split()[-1] == o.split()[-1]]
     obj = max(_pick(rng, objs, len(objs)), key=lambda o: bool(siblings(o)))
     looks = [i for i, s in enumerate(steps) if s["kind"] == "look_at" and s["obj"] == obj]
     near = siblings(obj) + looks
     if not near:   # no look-alike and no look: other objects picked up where this one was
         where = {steps[i]["place"] for i in picks[obj]}
-        near = [i for i, s in enumerate(steps) if s["kind"] == "pick_up" and s["obj"] != obj and s["place"] in where]
-        near = near or [i for i, s in enumerate(steps) if s["kind"] == "move" and s["target"] in where]   # at last, the walks there
+        near = [i for i, s in enumerate(steps)
+                if s["kind"] == "pick_up" and s["obj"] != obj and s["place"] in where]
+        near = near or [i for i, s in enumerate(steps)   # at last, the walks there
+                        if s["kind"] == "move" and s["target"] in where]
     return _question("counting", f"How many times did {ACTOR} pick up the {obj}?", str(k),
                      [str(n) for n in rng.sample([n for n in COUNT_VALUES if n != k], 3)],
                      steps, [[i] for i in picks[obj]], near)
 
 def count_options(qs: list[dict], rng) -> list[dict]:
-    """Redraw the counting questions' distractors over a split so that, given the four options, each is the
-    answer equally often: the value left out is drawn with probability ∝ 1 − 4·(share of the split's answers it is)."""
+    """Redraw the counting questions' distractors over a split so that, given the four options, each
+    is the answer equally often: the value left out is drawn with probability ∝ 1 − 4·(share of the
+    split's answers it is)."""
     counting = [q for q in qs if q["type"] == "counting"]
     share = {k: sum(q["answer"] == str(k) for q in counting) / max(1, len(counting)) for k in COUNT_VALUES}
     out = []
@@ -219,11 +231,14 @@ def q_attribute(truth, rng, state=None):
     if len(distract) < 3: return None
     other_colour = lambda s: bool(s["obj"]) and colour not in s["obj"].split()
     near = [i for i, s in enumerate(steps) if s["place"] == first["place"] and other_colour(s)
-            and ((s["kind"] == "pick_up" and s["surface"] == first["surface"]) or (s["kind"] == "put_down" and s["surface"] != first["surface"]))]
+            and ((s["kind"] == "pick_up" and s["surface"] == first["surface"])
+                 or (s["kind"] == "put_down" and s["surface"] != first["surface"]))]
     if not near:   # nothing else happened on those surfaces: other things done in the same place
-        near = [i for i, s in enumerate(steps) if s["place"] == first["place"] and other_colour(s) and colour not in _words(_line(s))
+        near = [i for i, s in enumerate(steps) if s["place"] == first["place"] and other_colour(s)
+                and colour not in _words(_line(s))
                 and s["kind"] in ("pick_up", "put_down", "look_at", "open", "close")]
-    return _question("attribute", f"What colour was the object that {ACTOR} put on the {first['surface']} in the {first['place']}?",
+    return _question("attribute", f"What colour was the object that {ACTOR} put on the "
+                                  f"{first['surface']} in the {first['place']}?",
                      colour, distract, steps, [slots[key]], near, pool)
 
 # %% ../nbs/03b_synth_questions.ipynb #0925e44d
@@ -241,10 +256,10 @@ def q_location(truth, rng, state=None):
     distract = _draw(rng, [t for t, _ in pool], 3)
     if len(distract) < 3: return None
     earlier = [i for i in puts[obj][:-1] if _slot(steps[i]) != _slot(steps[last])]
-    picks = [i for i, s in enumerate(steps) if s["kind"] == "pick_up" and s["obj"] == obj and i < last
-             and _slot(s) != _slot(steps[last])]
-    return _question("location", f"Where did {ACTOR} last put the {obj}?", _slot(steps[last]), distract,
-                     steps, [[last]], earlier + picks, pool)
+    picks = [i for i, s in enumerate(steps) if s["kind"] == "pick_up" and s["obj"] == obj
+             and i < last and _slot(s) != _slot(steps[last])]
+    return _question("location", f"Where did {ACTOR} last put the {obj}?", _slot(steps[last]),
+                     distract, steps, [[last]], earlier + picks, pool)
 
 # %% ../nbs/03b_synth_questions.ipynb #226dda1c
 def q_global(truth, rng, state=None):
@@ -259,8 +274,10 @@ def q_global(truth, rng, state=None):
     chosen = sorted(rng.sample(free, 3), key=lambda p: firsts[p])
     fmt = ", then ".join
     perms = [fmt(p) for p in itertools.permutations(chosen) if list(p) != chosen]
-    return _question("global_summary", f"In which order did {ACTOR} first spend time in these places?", fmt(chosen),
-                     rng.sample(perms, 3), steps, [[firsts[p]] for p in chosen], [i for p in chosen for i in later.get(p, [])])
+    return _question("global_summary",
+                     f"In which order did {ACTOR} first spend time in these places?", fmt(chosen),
+                     rng.sample(perms, 3), steps, [[firsts[p]] for p in chosen],
+                     [i for p in chosen for i in later.get(p, [])])
 
 # %% ../nbs/03b_synth_questions.ipynb #94a8e0c1
 def q_grounding(truth, rng, state=None):
@@ -287,7 +304,8 @@ def q_grounding(truth, rng, state=None):
         others = [j for j in four if j != i]
         misleading = [j for j, x in enumerate(steps) if x["kind"] == kind and key(x) != key(s)
                       and (x["obj"] == s["obj"] or x["place"] == s["place"])]
-        return _question("temporal_grounding", f"When did {ACTOR} {verb} the {s['obj']} in the {s['place']}?", _span(s),
+        return _question("temporal_grounding",
+                         f"When did {ACTOR} {verb} the {s['obj']} in the {s['place']}?", _span(s),
                          [_span(steps[j]) for j in others], steps, [[i]], others + misleading)
     return None
 
@@ -310,25 +328,31 @@ def q_temporal_order(truth, rng, state=None):
                and _free(state, *named(s))]
     for i in _pick(rng, anchors, len(anchors)):
         j = _next_action(steps, i)
-        if j is None or steps[j]["kind"] not in ("pick_up", "look_at") or steps[j]["obj"] == steps[i]["obj"]: continue
-        asked = lambda x: _free(state, _obj(steps[x]["obj"])) and _unsaid(state, {_obj(steps[x]["obj"]), _place(steps[i]["place"])})
+        if (j is None or steps[j]["kind"] not in ("pick_up", "look_at")
+                or steps[j]["obj"] == steps[i]["obj"]): continue
+        asked = lambda x: (_free(state, _obj(steps[x]["obj"]))
+                           and _unsaid(state, {_obj(steps[x]["obj"]), _place(steps[i]["place"])}))
         if not asked(j): continue
         ans, kind = _short(steps[j]), steps[j]["kind"]
-        same = [x for x, s in enumerate(steps) if s["kind"] == kind and s["obj"] not in (steps[j]["obj"], steps[i]["obj"]) and asked(x)]
+        same = [x for x, s in enumerate(steps) if s["kind"] == kind
+                and s["obj"] not in (steps[j]["obj"], steps[i]["obj"]) and asked(x)]
         here = [x for x in same if steps[x]["place"] == steps[j]["place"]]
         pool = [(_short(steps[x]), x) for x in (here if len({steps[x]["obj"] for x in here}) >= 3 else same)]
         texts = _draw(rng, [t for t, _ in pool], 3)
         if len(texts) < 3: continue
         anchor_obj = [x for x, s in enumerate(steps) if s["obj"] == steps[i]["obj"] and x != i]
-        return _question("temporal_order", f"What did {ACTOR} do right after {_anchor_text(steps[i])}?", ans, texts, steps,
-                         [[i], [j]], anchor_obj, pool)
+        return _question("temporal_order",
+                         f"What did {ACTOR} do right after {_anchor_text(steps[i])}?", ans, texts,
+                         steps, [[i], [j]], anchor_obj, pool)
     return None
 
 def _anchor_key(s): return (s["kind"], s["obj"], s["surface"], s["place"])
 
 # %% ../nbs/03b_synth_questions.ipynb #5b63783c
-QUESTION_TYPES = {"temporal_order": q_temporal_order, "counting": q_counting, "negation": q_negation, "causal": q_causal,
-                  "attribute": q_attribute, "location": q_location, "global_summary": q_global, "temporal_grounding": q_grounding}
+QUESTION_TYPES = {"temporal_order": q_temporal_order, "counting": q_counting,
+                  "negation": q_negation, "causal": q_causal, "attribute": q_attribute,
+                  "location": q_location, "global_summary": q_global,
+                  "temporal_grounding": q_grounding}
 
 # %% ../nbs/03b_synth_questions.ipynb #3f7a5167
 def _texts(others, with_options=True) -> list[set]:
@@ -340,9 +364,9 @@ def mentions(option: str, others: list[dict], with_options: bool = True) -> int:
     return sum(bool(ws) and ws <= t for t in _texts(others, with_options))
 
 def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
-    """Re-draw pooled distractors so that they are mentioned as often as the answer: by the other questions
-    (wording and options, wording alone), then, more coarsely, by the video's own lines. A candidate that
-    names what another question asks about is never drawn."""
+    """Re-draw pooled distractors so that they are mentioned as often as the answer: by the other
+    questions (wording and options, wording alone), then, more coarsely, by the video's own lines. A
+    candidate that names what another question asks about is never drawn."""
     qs, lines = list(qs), [_words(_line(s)) for s in truth["steps"]]
     count = lambda ws, sets: sum(ws <= t for t in sets) if ws else 0
     for n, q in enumerate(qs):
@@ -352,7 +376,9 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
         base = entities(q["question"] + " " + q["answer"], truth)
         def clean(t):   # naming t breaks no other question's claim, and asking with t names nothing already named
             ents = base | entities(t, truth)
-            return not any(c <= ents for c in claimed) and not any(c <= m for c in claims_of(q | dict(distractors=[t]), truth) for m in named)
+            return (not any(c <= ents for c in claimed)
+                    and not any(c <= m for c in claims_of(q | dict(distractors=[t]), truth)
+                                for m in named))
         sets = [_texts(others, w) for w in (True, False)]
         profile = lambda o: (lambda ws: [count(ws, sets[0]), count(ws, sets[1]), count(ws, lines)])(_words(o))
         target, by_gap, seen = profile(q["answer"]), {}, {}
@@ -366,7 +392,8 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     return qs
 
 # %% ../nbs/03b_synth_questions.ipynb #8e2635bd
-ASK_ORDER = ("negation", "counting", "attribute", "location", "temporal_order", "causal", "global_summary", "temporal_grounding")
+ASK_ORDER = ("negation", "counting", "attribute", "location", "temporal_order", "causal",
+             "global_summary", "temporal_grounding")
 
 def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[dict]:
     """The questions (without letters) one video supports, asked as a set: up to one per type per 15 minutes,
@@ -374,7 +401,8 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
     rng = random.Random(f"questions:{seed}:{truth['video_id']}")
     state = state if state is not None else {}
     state.setdefault("counts", {})
-    video = state | dict(claimed=[], named=[])    # the split's tally, shared; what this video's questions claim and name, its own
+    # the split's tally, shared; what this video's questions claim and name, its own
+    video = state | dict(claimed=[], named=[])
     out = []
     for _ in range(max(1, round(truth["duration"] / 900))):
         for name in ASK_ORDER:
@@ -388,4 +416,5 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
             if name == "counting": state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
     out = balance_mentions(out, truth, rng)
     assert not clashes(out, truth), clashes(out, truth)
-    return [{k: v for k, v in q.items() if k not in ("pool", "pool_role", "base_groups", "misleading_base")} for q in out]
+    return [{k: v for k, v in q.items()
+             if k not in ("pool", "pool_role", "base_groups", "misleading_base")} for q in out]

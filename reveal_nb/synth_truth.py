@@ -27,14 +27,17 @@ def option_truth(q: dict, truth: dict) -> list[bool]:
         return [o == str(n) for o in opts]
     if q["type"] == "negation":
         place = _between(text, "pick up in the ", "?")
-        return [not any(s["kind"] == "pick_up" and s["obj"] == o and s["place"] == place for s in steps) for o in opts]
+        return [not any(s["kind"] == "pick_up" and s["obj"] == o and s["place"] == place
+                        for s in steps) for o in opts]
     if q["type"] == "causal":
         obj, dest = _between(text, "take the ", " to the "), _between(text, " to the ", "?")
-        said = {f"Because {_reason(s)}" for s in steps if s["kind"] == "say" and s["obj"] == obj and s["target"] == dest}
+        said = {f"Because {_reason(s)}" for s in steps
+                if s["kind"] == "say" and s["obj"] == obj and s["target"] == dest}
         return [o in said for o in opts]
     if q["type"] == "attribute":
         surface, place = _between(text, "put on the ", " in the "), _between(text, " in the ", "?")
-        colours = {s["obj"].split()[0] for s in steps if s["kind"] == "put_down" and s["surface"] == surface and s["place"] == place}
+        colours = {s["obj"].split()[0] for s in steps
+                   if s["kind"] == "put_down" and s["surface"] == surface and s["place"] == place}
         return [o in colours for o in opts]
     if q["type"] == "location":
         obj = _between(text, "last put the ", "?")
@@ -45,13 +48,16 @@ def option_truth(q: dict, truth: dict) -> list[bool]:
         return [sorted(o.split(", then "), key=order.index) == o.split(", then ") for o in opts]
     if q["type"] == "temporal_grounding":
         verb = {"open": "open", "close": "close", "look at": "look_at"}
-        v = next(k for k in sorted(verb, key=len, reverse=True) if text.startswith(f"When did {ACTOR} {k} the "))
+        v = next(k for k in sorted(verb, key=len, reverse=True)
+                 if text.startswith(f"When did {ACTOR} {k} the "))
         obj, place = _between(text, f"{v} the ", " in the "), _between(text, " in the ", "?")
-        spans = {_span(s) for s in steps if s["kind"] == verb[v] and s["obj"] == obj and s["place"] == place}
+        spans = {_span(s) for s in steps
+                 if s["kind"] == verb[v] and s["obj"] == obj and s["place"] == place}
         return [len(spans) == 1 and o in spans for o in opts]
     if q["type"] == "temporal_order":
         anchor = _between(text, "right after ", "?")
-        hits = [k for k, s in enumerate(acts) if s["kind"] in ("put_down", "open", "close") and _anchor_text(s) == anchor]
+        hits = [k for k, s in enumerate(acts)
+                if s["kind"] in ("put_down", "open", "close") and _anchor_text(s) == anchor]
         nxt = {_short(acts[k + 1]) for k in hits if k + 1 < len(acts)}
         return [len(hits) == 1 and o in nxt for o in opts]
     raise ValueError(f"unknown question type {q['type']!r}")
@@ -63,23 +69,30 @@ def check_question(q: dict, truth: dict) -> list[str]:
     ans = q.get("answer_text", q["answer"])
     truth_row = option_truth(q, truth); opts = _options(q)
     if sum(truth_row) != 1 or opts[truth_row.index(True)] != ans:
-        problems.append(f"{sum(truth_row)} options are true by the event log, expected exactly the answer")
+        problems.append(f"{sum(truth_row)} options are true by the event log, "
+                        "expected exactly the answer")
     if q["type"] not in ("counting", "temporal_grounding"):
         all_text = _words(" ".join(_line(s) for s in steps))
-        problems += [f"option {o!r} never occurs in the video's text" for o in opts if not _words(o) <= all_text]
+        problems += [f"option {o!r} never occurs in the video's text" for o in opts
+                     if not _words(o) <= all_text]
     e_plus = {i for g in q["evidence_steps"] for i in g}
     if e_plus & set(q["misleading_steps"]): problems.append("E+ and E- share a step")
-    named = {w for e in entities(ans, truth) if e.startswith("object:") for w in _words(e.split(":", 1)[1])}
-    key = (_words(ans) - _words(q["question"])) | named   # an object is named in full: "the purple book" does not state "the yellow book"
+    named = {w for e in entities(ans, truth) if e.startswith("object:")
+             for w in _words(e.split(":", 1)[1])}
+    # an object is named in full: "the purple book" does not state "the yellow book"
+    key = (_words(ans) - _words(q["question"])) | named
     if q["type"] not in ("counting", "temporal_grounding", "global_summary", "negation") and key:
-        problems += [f"E- step {i} states the answer" for i in q["misleading_steps"] if key <= _words(_line(steps[i]))]
+        problems += [f"E- step {i} states the answer" for i in q["misleading_steps"]
+                     if key <= _words(_line(steps[i]))]
     return problems
 
 # %% ../nbs/03c_synth_truth.ipynb #9b382cbc
 def mark_caption_loss(q: dict, truth: dict, narration: list[dict]) -> dict:
-    "The question with `evidence_lost`: E+ steps whose narration line was dropped, and where their content still is."
+    """The question with `evidence_lost`: E+ steps whose narration line was dropped, and where their
+    content still is."""
     kept = {line["step"] for line in narration}
-    lost = [dict(interval=_iv(truth["steps"][i]), step=i, still_in="subtitles" if truth["steps"][i]["speech"] else "video")
+    lost = [dict(interval=_iv(truth["steps"][i]), step=i,
+                 still_in="subtitles" if truth["steps"][i]["speech"] else "video")
             for g in q["evidence_steps"] for i in g if i not in kept]
     return q | dict(evidence_lost=lost)
 
@@ -100,9 +113,11 @@ def _covered(interval, spans) -> float:
 
 def is_sufficient(item, spans, min_cover: float = 0.5) -> bool:
     "Whether the spans cover one interval of every E+ group of the question."
-    get = (lambda k: item.get(k)) if isinstance(item, dict) else (lambda k: getattr(item, k, None) or item.extra.get(k))
+    get = ((lambda k: item.get(k)) if isinstance(item, dict)
+           else (lambda k: getattr(item, k, None) or item.extra.get(k)))
     groups = get("evidence_groups") or [[iv] for iv in (get("evidence") or [])]
-    if not groups: raise ValueError("the question has no evidence intervals to judge sufficiency against")
+    if not groups:
+        raise ValueError("the question has no evidence intervals to judge sufficiency against")
     spans = [tuple(s) for s in spans]
     return all(any(_covered(iv, spans) >= min_cover for iv in g) for g in groups)
 
@@ -114,9 +129,10 @@ def assign_letters(questions: list[dict], seed: int, n_options: int = 4) -> list
     slots = [letters[i % n_options] for i in range(len(questions))]; rng.shuffle(slots)
     out = []
     for q, slot in zip(questions, slots):
-        texts = list(q["distractors"]); rng.shuffle(texts); texts.insert(letters.index(slot), q["answer"])
-        out.append({k: v for k, v in q.items() if k != "distractors"} | dict(options=dict(zip(letters, texts)), answer=slot,
-                                                                            answer_text=q["answer"]))
+        texts = list(q["distractors"]); rng.shuffle(texts)
+        texts.insert(letters.index(slot), q["answer"])
+        out.append({k: v for k, v in q.items() if k != "distractors"}
+                   | dict(options=dict(zip(letters, texts)), answer=slot, answer_text=q["answer"]))
     return out
 
 # %% ../nbs/03c_synth_truth.ipynb #fe818389

@@ -13,14 +13,22 @@ __all__ = ['PLACES', 'OBJECTS', 'DECOR', 'REASONS', 'IDLE', 'CHATTER', 'ACTOR', 
 
 # %% ../nbs/03_synth_world.ipynb #a2d65b30
 PLACES = {  # name: (wall RGB, floor RGB, accent RGB, pattern, (surface 1, surface 2), container)
-    "kitchen":     ((230, 220, 180), (150, 110, 70), (200, 60, 40), "windows", ("counter", "table"), "fridge"),
-    "garden":      ((150, 200, 240), (60, 150, 60), (240, 220, 60), "stripes", ("bench", "wall"), "shed"),
-    "garage":      ((120, 120, 130), (70, 70, 75), (250, 150, 30), "checker", ("workbench", "shelf"), "toolbox"),
-    "office":      ((200, 210, 230), (90, 90, 120), (40, 80, 200), "shelves", ("desk", "shelf"), "drawer"),
-    "library":     ((120, 70, 50), (170, 130, 90), (230, 200, 150), "shelves", ("reading table", "shelf"), "cabinet"),
-    "bedroom":     ((230, 190, 210), (190, 170, 150), (150, 60, 120), "windows", ("bed", "dresser"), "wardrobe"),
-    "bathroom":    ((200, 240, 240), (230, 230, 230), (40, 160, 170), "checker", ("sink", "shelf"), "mirror cabinet"),
-    "living room": ((240, 200, 150), (120, 80, 60), (60, 120, 90), "stripes", ("sofa", "coffee table"), "cupboard"),
+    "kitchen":     ((230, 220, 180), (150, 110, 70), (200, 60, 40),
+                    "windows", ("counter", "table"), "fridge"),
+    "garden":      ((150, 200, 240), (60, 150, 60), (240, 220, 60),
+                    "stripes", ("bench", "wall"), "shed"),
+    "garage":      ((120, 120, 130), (70, 70, 75), (250, 150, 30),
+                    "checker", ("workbench", "shelf"), "toolbox"),
+    "office":      ((200, 210, 230), (90, 90, 120), (40, 80, 200),
+                    "shelves", ("desk", "shelf"), "drawer"),
+    "library":     ((120, 70, 50), (170, 130, 90), (230, 200, 150),
+                    "shelves", ("reading table", "shelf"), "cabinet"),
+    "bedroom":     ((230, 190, 210), (190, 170, 150), (150, 60, 120),
+                    "windows", ("bed", "dresser"), "wardrobe"),
+    "bathroom":    ((200, 240, 240), (230, 230, 230), (40, 160, 170),
+                    "checker", ("sink", "shelf"), "mirror cabinet"),
+    "living room": ((240, 200, 150), (120, 80, 60), (60, 120, 90),
+                    "stripes", ("sofa", "coffee table"), "cupboard"),
 }
 OBJECTS = {  # name: RGB; every noun comes in two or three colours, so near misses happen
     "red cup": (220, 30, 30), "blue cup": (30, 60, 220), "green cup": (30, 170, 60),
@@ -28,16 +36,22 @@ OBJECTS = {  # name: RGB; every noun comes in two or three colours, so near miss
     "silver key": (190, 190, 200), "brass key": (180, 140, 40), "gold key": (230, 190, 40),
     "orange ball": (250, 130, 20), "white ball": (250, 250, 250), "black phone": (20, 20, 20),
     "silver phone": (190, 190, 200), "white towel": (250, 250, 250), "pink towel": (250, 140, 190),
-    "pink scarf": (250, 140, 190), "yellow scarf": (240, 220, 30), "brown bag": (120, 70, 30), "black bag": (20, 20, 20),
+    "pink scarf": (250, 140, 190), "yellow scarf": (240, 220, 30), "brown bag": (120, 70, 30),
+    "black bag": (20, 20, 20),
 }
 DECOR = {"grey vase": (128, 128, 140), "green plant": (40, 120, 40), "tall lamp": (220, 200, 120),
          "blue clock": (40, 90, 200), "red painting": (170, 20, 40)}
-REASONS = ["the shed is locked", "Sam asked for it", "it needs to be cleaned", "a guest is coming tonight",
-           "the battery is almost empty", "it is raining outside", "the meeting starts soon", "it was in the way",
-           "it belongs there", "the children might break it", "the light is better there", "it is needed for the recipe"]
-IDLE = ["sits down for a moment", "drinks a glass of water", "stretches", "checks the time", "hums a tune", "ties a shoelace"]
-CHATTER = ["What a long day.", "I should call Sam later.", "Where did I put my glasses?", "This room needs tidying.",
-           "I think it will rain.", "Almost done here."]
+
+# %% ../nbs/03_synth_world.ipynb #06c51c3c
+REASONS = ["the shed is locked", "Sam asked for it", "it needs to be cleaned",
+           "a guest is coming tonight", "the battery is almost empty", "it is raining outside",
+           "the meeting starts soon", "it was in the way", "it belongs there",
+           "the children might break it", "the light is better there",
+           "it is needed for the recipe"]
+IDLE = ["sits down for a moment", "drinks a glass of water", "stretches", "checks the time",
+        "hums a tune", "ties a shoelace"]
+CHATTER = ["What a long day.", "I should call Sam later.", "Where did I put my glasses?",
+           "This room needs tidying.", "I think it will rain.", "Almost done here."]
 ACTOR = "Alex"
 
 # %% ../nbs/03_synth_world.ipynb #fe4b1a2b
@@ -78,11 +92,12 @@ NARRATION = {
 
 def narrate(s: Step) -> str:
     "The canonical narration line of a step."
-    return NARRATION[s.kind].format(a=ACTOR, place=s.place, obj=s.obj, surface=s.surface, target=s.target)
+    return NARRATION[s.kind].format(a=ACTOR, place=s.place, obj=s.obj, surface=s.surface,
+                                    target=s.target)
 
 # %% ../nbs/03_synth_world.ipynb #94020f3b
-DURATIONS = {"move": (6, 12), "pick_up": (5, 10), "put_down": (5, 10), "open": (4, 8), "close": (4, 8),
-             "look_at": (6, 14), "idle": (10, 30), "say": (4, 8)}
+DURATIONS = {"move": (6, 12), "pick_up": (5, 10), "put_down": (5, 10), "open": (4, 8),
+             "close": (4, 8), "look_at": (6, 14), "idle": (10, 30), "say": (4, 8)}
 
 @dataclass
 class _World:
@@ -115,11 +130,13 @@ def _fetch(w: _World, used_reasons: set):
     dest_surface = w.rng.choice(PLACES[dest][4])
     fresh = [r for r in REASONS if r not in used_reasons] or REASONS
     reason = w.rng.choice(fresh); used_reasons.add(reason)
-    w.add("say", w.here, obj=obj, target=dest, speech=f"I should take the {obj} to the {dest}, because {reason}.")
+    w.add("say", w.here, obj=obj, target=dest,
+          speech=f"I should take the {obj} to the {dest}, because {reason}.")
     _go(w, src_place)
     w.add("pick_up", src_place, obj=obj, surface=src_surface); w.objects[obj] = None; w.held = obj
     _go(w, dest)
-    w.add("put_down", dest, obj=obj, surface=dest_surface); w.objects[obj] = [dest, dest_surface]; w.held = None
+    w.add("put_down", dest, obj=obj, surface=dest_surface)
+    w.objects[obj] = [dest, dest_surface]; w.held = None
 
 def _chore(w: _World):
     container = PLACES[w.here][5]
@@ -144,9 +161,11 @@ def simulate(video_id: str, duration: float, seed: int) -> dict:
     objects = {o: [rng.choice(places), None] for o in objs}
     for o in objects: objects[o][1] = rng.choice(PLACES[objects[o][0]][4])
     decor_names = rng.sample(sorted(DECOR), min(len(DECOR), max(2, n_places - 1)))
-    decor = {d: (places[i % n_places], PLACES[places[i % n_places]][4][1]) for i, d in enumerate(decor_names)}
+    decor = {d: (places[i % n_places], PLACES[places[i % n_places]][4][1])
+             for i, d in enumerate(decor_names)}
     weights = {o: rng.choice([1, 1, 2, 4]) for o in objs}
-    for o in rng.sample(objs, 2): weights[o] = 0   # handled never, looked at sometimes: negation answers
+    # handled never, looked at sometimes: negation answers
+    for o in rng.sample(objs, 2): weights[o] = 0
     w = _World(rng, places, objects, decor, weights, here=rng.choice(places))
     start_place, initial = w.here, {o: list(v) for v, o in zip(objects.values(), objects)}
     used = set()
@@ -155,23 +174,27 @@ def simulate(video_id: str, duration: float, seed: int) -> dict:
         if r < 0.55: _fetch(w, used)
         elif r < 0.8: _chore(w)
         else: _idle(w)
-    return dict(video_id=video_id, duration=float(math.ceil(w.t)), seed=seed, places=places, start_place=start_place,
-                objects={o: list(OBJECTS[o]) for o in objs}, initial_positions=initial, decor={d: list(v) for d, v in decor.items()},
+    return dict(video_id=video_id, duration=float(math.ceil(w.t)), seed=seed, places=places,
+                start_place=start_place, objects={o: list(OBJECTS[o]) for o in objs},
+                initial_positions=initial, decor={d: list(v) for d, v in decor.items()},
                 steps=[asdict(s) for s in w.steps])
 
 # %% ../nbs/03_synth_world.ipynb #71c4071c
-PARAPHRASE = {"picks up": ["grabs", "takes"], "puts": ["places", "sets"], "walks from": ["goes from", "heads from"],
-              "looks at": ["glances at", "examines"], "opens": ["pulls open"], "closes": ["shuts"]}
+PARAPHRASE = {"picks up": ["grabs", "takes"], "puts": ["places", "sets"],
+              "walks from": ["goes from", "heads from"], "looks at": ["glances at", "examines"],
+              "opens": ["pulls open"], "closes": ["shuts"]}
 
 def srt_time(t: float) -> str:
     "Seconds as an SRT timestamp HH:MM:SS,mmm."
-    ms = int(round(t * 1000)); h, ms = divmod(ms, 3_600_000); m, ms = divmod(ms, 60_000); s, ms = divmod(ms, 1000)
+    ms = int(round(t * 1000))
+    h, ms = divmod(ms, 3_600_000); m, ms = divmod(ms, 60_000); s, ms = divmod(ms, 1000)
     return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
 
 def subtitles_srt(truth: dict) -> str:
     "The SRT subtitle track: one block per `say` step."
     lines = [s for s in truth["steps"] if s["speech"]]
-    return "\n".join(f"{i}\n{srt_time(s['start'])} --> {srt_time(s['end'])}\n{s['speech']}\n" for i, s in enumerate(lines, 1))
+    return "\n".join(f"{i}\n{srt_time(s['start'])} --> {srt_time(s['end'])}\n{s['speech']}\n"
+                     for i, s in enumerate(lines, 1))
 
 # %% ../nbs/03_synth_world.ipynb #752f437a
 def narration_track(truth: dict, omission: float, paraphrase: float) -> list[dict]:
