@@ -4,7 +4,8 @@
 
 # %% ../nbs/01_models.ipynb #084d65ad
 from __future__ import annotations
-import base64, hashlib, importlib.util, io, json, os, shutil, sqlite3, threading, time, urllib.error, urllib.request
+import base64, hashlib, importlib.util, io, json, os, shutil, sqlite3, threading, time
+import urllib.error, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ __all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'ChatRequest', 'ChatResult', 'usage_t
            'weights_identity', 'ReplyCache', 'ScriptedBackend', 'make_llm']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
-ROLES = ("planner", "verifier", "answerer", "summarizer", "captioner", "teacher", "proposer", "other")
+ROLES = ("planner", "verifier", "answerer", "summarizer",
+         "captioner", "teacher", "proposer", "other")
 
 @dataclass
 class ChatRequest:
@@ -30,7 +32,8 @@ class ChatRequest:
     images: list = field(default_factory=list)  # PIL images / HxWx3 uint8 arrays for a VLM
 
     def __post_init__(self):
-        if self.role not in ROLES: raise RevealInputError("ChatRequest", "role", f"{self.role!r} is not one of {ROLES}")
+        if self.role not in ROLES:
+            raise RevealInputError("ChatRequest", "role", f"{self.role!r} is not one of {ROLES}")
         if not self.messages: raise RevealInputError("ChatRequest", "messages", "empty")
 
 # %% ../nbs/01_models.ipynb #0f4cc69e
@@ -42,7 +45,8 @@ class ChatResult:
     parsed: object = None      # the JSON value when the request had a schema
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    latency_s: float = 0.0     # wall time of the call; in a batch, the batch's time divided by its rows
+    # wall time of the call; in a batch, the batch's time divided by its rows
+    latency_s: float = 0.0
     attempts: int = 1
     backend: str = ""
     model: str = ""
@@ -54,18 +58,24 @@ class ChatResult:
 
 # %% ../nbs/01_models.ipynb #4d965ff0
 def usage_totals(records) -> dict:
-    "Sum usage records (dicts with role, tokens, latency, ok) by role; also used on records read back from traces."
+    """Sum usage records (dicts with role, tokens, latency, ok) by role; also used on records read
+    back from traces."""
     out = {}
     for rec in records:
-        t = out.setdefault(rec["role"], dict(calls=0, prompt_tokens=0, completion_tokens=0, latency_s=0.0, failures=0))
-        t["calls"] += 1; t["prompt_tokens"] += rec["prompt_tokens"]; t["completion_tokens"] += rec["completion_tokens"]
-        t["latency_s"] = round(t["latency_s"] + rec["latency_s"], 4); t["failures"] += not rec.get("ok", True)
+        t = out.setdefault(rec["role"], dict(calls=0, prompt_tokens=0, completion_tokens=0,
+                                             latency_s=0.0, failures=0))
+        t["calls"] += 1; t["prompt_tokens"] += rec["prompt_tokens"]
+        t["completion_tokens"] += rec["completion_tokens"]
+        t["latency_s"] = round(t["latency_s"] + rec["latency_s"], 4)
+        t["failures"] += not rec.get("ok", True)
     return out
 
 def call_record(r) -> dict:
     "The usage of one chat or score result, as a trace stores it."
-    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
-                completion_tokens=getattr(r, "completion_tokens", 0), latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
+    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat",
+                prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
+                completion_tokens=getattr(r, "completion_tokens", 0),
+                latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
                 **({"cached": True} if getattr(r, "cached", False) else {}))
 
 class UsageLedger:
@@ -74,8 +84,10 @@ class UsageLedger:
 
     def record(self, r: ChatResult):
         with self._lock:
-            self.records.append(dict(role=r.role, prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens,
-                                     latency_s=round(r.latency_s, 4), attempts=r.attempts, ok=r.ok, cached=r.cached))
+            self.records.append(dict(role=r.role, prompt_tokens=r.prompt_tokens,
+                                     completion_tokens=r.completion_tokens,
+                                     latency_s=round(r.latency_s, 4), attempts=r.attempts, ok=r.ok,
+                                     cached=r.cached))
 
     def totals(self) -> dict:
         "{role: {calls, prompt_tokens, completion_tokens, latency_s, failures}}"
@@ -90,11 +102,14 @@ class StructuredOutputError(RuntimeError):
     "A structured reply stayed malformed or schema-invalid after every retry."
 
 def parse_structured(text: str, schema: dict):
-    "Parse `text` as JSON and validate it against `schema`; returns (value, None) or (None, reason)."
+    """Parse `text` as JSON and validate it against `schema`; returns (value, None) or
+    (None, reason)."""
     try: value = json.loads(text)
-    except json.JSONDecodeError as e: return None, f"not valid JSON ({e.msg} at char {e.pos}): {text[:120]!r}"
+    except json.JSONDecodeError as e:
+        return None, f"not valid JSON ({e.msg} at char {e.pos}): {text[:120]!r}"
     try: jsonschema.validate(value, schema)
-    except jsonschema.ValidationError as e: return None, f"breaks the schema at {list(e.absolute_path)}: {e.message[:200]}"
+    except jsonschema.ValidationError as e:
+        return None, f"breaks the schema at {list(e.absolute_path)}: {e.message[:200]}"
     return value, None
 
 # %% ../nbs/01_models.ipynb #c8641af5
@@ -109,7 +124,8 @@ class _Raw:
 class ChatBackend:
     "Base class: batching, structured-output validation with bounded retries, usage accounting."
     name = "base"
-    supports_scoring = False        # only an in-process model can score continuations (`score_batch`)
+    # only an in-process model can score continuations (`score_batch`)
+    supports_scoring = False
     def __init__(self, cfg: RevealConfig | None = None):
         self.cfg = cfg or RevealConfig()
         self.ledger = UsageLedger()
@@ -124,29 +140,37 @@ def _retry_temperature(cfg, attempt):
     return cfg.temperature if attempt == 0 else max(cfg.temperature, 0.7)
 
 @patch
-def chat_batch(self: ChatBackend, requests: list[ChatRequest], strict: bool = True) -> list[ChatResult]:
-    "Run `requests`; structured ones are validated and retried. Raises `StructuredOutputError` if strict."
-    results = [ChatResult("", r.role, attempts=0, backend=self.name, model=self.model_name) for r in requests]
+def chat_batch(self: ChatBackend, requests: list[ChatRequest],
+               strict: bool = True) -> list[ChatResult]:
+    """Run `requests`; structured ones are validated and retried. Raises `StructuredOutputError` if
+    strict."""
+    results = [ChatResult("", r.role, attempts=0, backend=self.name, model=self.model_name)
+               for r in requests]
     todo = list(range(len(requests)))
     for attempt in range(1 + self.cfg.structured_retries):
         if not todo: break
         bs = self.cfg.llm_batch_size
         for start in range(0, len(todo), bs):
             chunk = todo[start:start + bs]
-            raws = self._generate_cached([requests[i] for i in chunk], _retry_temperature(self.cfg, attempt), self.cfg.seed + attempt)
+            raws = self._generate_cached([requests[i] for i in chunk],
+                                         _retry_temperature(self.cfg, attempt),
+                                         self.cfg.seed + attempt)
             for i, raw in zip(chunk, raws):
                 res = results[i]
                 res.text, res.attempts = raw.text, attempt + 1
                 res.cached = raw.cached and (attempt == 0 or res.cached)
-                res.prompt_tokens += raw.prompt_tokens; res.completion_tokens += raw.completion_tokens
+                res.prompt_tokens += raw.prompt_tokens
+                res.completion_tokens += raw.completion_tokens
                 res.latency_s += raw.latency_s
-                if requests[i].schema is not None: res.parsed, res.error = parse_structured(raw.text, requests[i].schema)
+                if requests[i].schema is not None:
+                    res.parsed, res.error = parse_structured(raw.text, requests[i].schema)
         todo = [i for i in todo if results[i].error is not None]
     for r in results: self.ledger.record(r)
     if strict and todo:
         i = todo[0]
-        raise StructuredOutputError(f"{self.name} backend, role '{requests[i].role}': no valid structured reply after "
-                                    f"{results[i].attempts} attempts; last error: {results[i].error}")
+        raise StructuredOutputError(f"{self.name} backend, role '{requests[i].role}': no valid "
+                                    f"structured reply after {results[i].attempts} attempts; "
+                                    f"last error: {results[i].error}")
     return results
 
 # %% ../nbs/01_models.ipynb #8a209fef
@@ -156,32 +180,38 @@ def chat(self: ChatBackend, messages, role="other", schema=None, system=None, ma
     "One call. `messages` may be a string (the user turn); `system` adds a system turn."
     if isinstance(messages, str): messages = [{"role": "user", "content": messages}]
     if system: messages = [{"role": "system", "content": system}] + list(messages)
-    req = ChatRequest(list(messages), role=role, schema=schema, max_new_tokens=max_new_tokens, images=list(images))
+    req = ChatRequest(list(messages), role=role, schema=schema, max_new_tokens=max_new_tokens,
+                      images=list(images))
     return self.chat_batch([req], strict=strict)[0]
 
 # %% ../nbs/01_models.ipynb #83bfb45a
 @dataclass
 class ScoreRequest:
-    "Score candidate continuations of a chat prompt: each is read as the start of the assistant's reply."
+    """Score candidate continuations of a chat prompt: each is read as the start of the assistant's
+    reply."""
     messages: list            # chat messages, as in ChatRequest
     continuations: list       # list[str], at least one, each non-empty
     role: str = "other"       # accounting tag, one of ROLES
 
     def __post_init__(self):
-        if self.role not in ROLES: raise RevealInputError("ScoreRequest", "role", f"{self.role!r} is not one of {ROLES}")
+        if self.role not in ROLES:
+            raise RevealInputError("ScoreRequest", "role", f"{self.role!r} is not one of {ROLES}")
         if not self.messages: raise RevealInputError("ScoreRequest", "messages", "empty")
         if not isinstance(self.continuations, (list, tuple)) or not self.continuations:
-            raise RevealInputError("ScoreRequest", "continuations", "needs at least one candidate string")
+            raise RevealInputError("ScoreRequest", "continuations",
+                                   "needs at least one candidate string")
         if not all(isinstance(c, str) and c for c in self.continuations):
-            raise RevealInputError("ScoreRequest", "continuations", f"every candidate must be a non-empty string: {self.continuations!r}")
+            raise RevealInputError("ScoreRequest", "continuations", "every candidate must be a "
+                                   f"non-empty string: {self.continuations!r}")
 
 @dataclass
 class ScoreResult:
     "What a backend returns for one `ScoreRequest`."
-    logprobs: list            # per continuation: sum of its tokens' log-probabilities (natural log) after the prompt
+    # per continuation: sum of its tokens' log-probabilities (natural log) after the prompt
+    logprobs: list
     n_tokens: list            # per continuation: its number of tokens
     role: str
-    prompt_tokens: int = 0    # the prompt's tokens (the ledger records prompt + continuation tokens)
+    prompt_tokens: int = 0    # the prompt's tokens (the ledger records prompt + continuations)
     latency_s: float = 0.0
     backend: str = ""
     model: str = ""
@@ -190,15 +220,21 @@ class ScoreResult:
 # %% ../nbs/01_models.ipynb #a65c7fa3
 @patch
 def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreResult]:
-    "Log-likelihood of each request's continuations after its prompt; every request is recorded in the ledger."
+    """Log-likelihood of each request's continuations after its prompt; every request is recorded in
+    the ledger."""
     if not self.supports_scoring:
-        raise NotImplementedError(f"the {self.name} backend cannot score continuations: scoring needs an in-process transformers model")
+        raise NotImplementedError(f"the {self.name} backend cannot score continuations: "
+                                  "scoring needs an in-process transformers model")
     results = self._score_cached(list(requests))
-    for r in results: self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens), latency_s=r.latency_s, cached=r.cached))
+    for r in results:
+        self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens),
+                                      latency_s=r.latency_s, cached=r.cached))
     return results
 
 # %% ../nbs/01_models.ipynb #6dd9cad4
-REPLY_CACHE_VERSION = 2   # raise when a change to the backends changes what a request returns (2: latency is a batch row's share)
+# raise when a change to the backends changes what a request returns
+# (2: latency is a batch row's share)
+REPLY_CACHE_VERSION = 2
 
 def weights_identity(path) -> list:
     "Path, size and modification time of a model's files: changes whenever the weights do."
@@ -212,17 +248,21 @@ def _opaque(obj) -> str:
     a = np.ascontiguousarray(np.asarray(obj, dtype="uint8"))
     return f"{a.shape}:{hashlib.sha256(a.tobytes()).hexdigest()}"
 
+# %% ../nbs/01_models.ipynb #cf4c1e75
 class ReplyCache:
     "Model replies keyed by a hash of everything that decides them, in one SQLite file."
     def __init__(self, path):
         self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock, self.hits, self.misses = threading.Lock(), 0, 0
         try:
-            self._db = sqlite3.connect(self.path, timeout=300, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=300, check_same_thread=False,
+                                       isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, request TEXT NOT NULL, reply TEXT NOT NULL, created REAL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, "
+                             "request TEXT NOT NULL, reply TEXT NOT NULL, created REAL)")
         except sqlite3.DatabaseError as e:
-            raise RevealInputError(str(self.path), "reply cache", f"not a readable SQLite file ({e}); delete it, or set reply_cache=False") from e
+            raise RevealInputError(str(self.path), "reply cache", f"not a readable SQLite file "
+                                   f"({e}); delete it, or set reply_cache=False") from e
 
     @staticmethod
     def encode(request: dict) -> tuple[str, str]:
@@ -236,7 +276,8 @@ class ReplyCache:
         with self._lock:
             for start in range(0, len(keys), 500):
                 part = keys[start:start + 500]
-                rows = self._db.execute(f"SELECT key, reply FROM replies WHERE key IN ({','.join('?' * len(part))})", part)
+                rows = self._db.execute("SELECT key, reply FROM replies WHERE key IN "
+                                        f"({','.join('?' * len(part))})", part)
                 out.update((k, json.loads(v)) for k, v in rows)
         self.hits += sum(k in out for k in keys); self.misses += sum(k not in out for k in keys)
         return out
@@ -244,14 +285,16 @@ class ReplyCache:
     def put_many(self, items: dict):
         "Store {key: (request text, reply)}; a key already stored keeps its first reply."
         rows = [(k, text, json.dumps(rep), time.time()) for k, (text, rep) in items.items()]
-        with self._lock: self._db.executemany("INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?)", rows)
+        with self._lock:
+            self._db.executemany("INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?)", rows)
 
     def __len__(self):
         with self._lock: return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
 
 # %% ../nbs/01_models.ipynb #755289d7
+# the base backend names no weights: nothing is cached
 @patch
-def _identity(self: ChatBackend): return None          # the base backend names no weights: nothing is cached
+def _identity(self: ChatBackend): return None
 
 @patch
 def reply_cache(self: ChatBackend) -> ReplyCache | None:
@@ -272,34 +315,44 @@ def _through_cache(self: ChatBackend, requests, describe, run, to_json, from_jso
     todo = [i for i, k in enumerate(keys) if k not in found]
     fresh = dict(zip(todo, run([requests[i] for i in todo]))) if todo else {}
     cache.put_many({keys[i]: (texts[i], to_json(out)) for i, out in fresh.items()})
-    return [fresh[i] if i in fresh else from_json(found[k], requests[i]) for i, k in enumerate(keys)]
+    return [fresh[i] if i in fresh else from_json(found[k], requests[i])
+            for i, k in enumerate(keys)]
 
+# %% ../nbs/01_models.ipynb #4760e96a
 @patch
 def _generate_cached(self: ChatBackend, requests, temperature, seed) -> list:
     "`_generate`, run only for the requests whose reply is not stored yet."
-    describe = lambda r: dict(kind="chat", messages=r.messages, images=[_opaque(im) for im in r.images], schema=r.schema,
-                              max_new_tokens=r.max_new_tokens or self.cfg.max_new_tokens, temperature=temperature,
-                              seed=seed if temperature > 0 else None)   # greedy decoding ignores the seed
-    return _through_cache(self, requests, describe, lambda rs: self._generate(rs, temperature, seed), asdict,
+    # greedy decoding ignores the seed
+    describe = lambda r: dict(kind="chat", messages=r.messages,
+                              images=[_opaque(im) for im in r.images], schema=r.schema,
+                              max_new_tokens=r.max_new_tokens or self.cfg.max_new_tokens,
+                              temperature=temperature, seed=seed if temperature > 0 else None)
+    return _through_cache(self, requests, describe,
+                          lambda rs: self._generate(rs, temperature, seed), asdict,
                           lambda d, r: _Raw(**{**d, "cached": True}))
 
 @patch
 def _score_cached(self: ChatBackend, requests) -> list:
     "`_score`, run only for the requests whose scores are not stored yet."
-    describe = lambda r: dict(kind="score", messages=r.messages, continuations=list(r.continuations))
-    keep = lambda s: dict(logprobs=s.logprobs, n_tokens=s.n_tokens, prompt_tokens=s.prompt_tokens, latency_s=s.latency_s)
+    describe = lambda r: dict(kind="score", messages=r.messages,
+                              continuations=list(r.continuations))
+    keep = lambda s: dict(logprobs=s.logprobs, n_tokens=s.n_tokens, prompt_tokens=s.prompt_tokens,
+                          latency_s=s.latency_s)
     return _through_cache(self, requests, describe, self._score, keep,
-                          lambda d, r: ScoreResult(role=r.role, backend=self.name, model=self.model_name, cached=True, **d))
+                          lambda d, r: ScoreResult(role=r.role, backend=self.name,
+                                                   model=self.model_name, cached=True, **d))
 
 @patch
 def cache_stats(self: ChatBackend) -> dict:
     "Replies reused from the cache and replies the model wrote, in this backend's lifetime."
     c = getattr(self, "_reply_cache", None)
-    return dict(reused=c.hits if c else 0, computed=c.misses if c else 0, path=str(c.path) if c else None)
+    return dict(reused=c.hits if c else 0, computed=c.misses if c else 0,
+                path=str(c.path) if c else None)
 
 # %% ../nbs/01_models.ipynb #52ee07ef
 class ScriptedBackend(ChatBackend):
-    "TEST DOUBLE for unit tests of control logic: replies with pre-written texts in order; scores with `score_fn` if given."
+    """TEST DOUBLE for unit tests of control logic: replies with pre-written texts in order; scores
+    with `score_fn` if given."""
     name = "scripted"
     def __init__(self, replies=(), cfg=None, score_fn=None):
         super().__init__(cfg); self.replies, self.seen, self.score_fn = list(replies), [], score_fn
@@ -310,24 +363,30 @@ class ScriptedBackend(ChatBackend):
         for r in requests:
             self.seen.append((r, temperature, seed))
             text = self.replies.pop(0)
-            out.append(_Raw(text, sum(len(str(m["content"]).split()) for m in r.messages), len(text.split()), 0.0))
+            out.append(_Raw(text, sum(len(str(m["content"]).split()) for m in r.messages),
+                            len(text.split()), 0.0))
         return out
 
     def _score(self, requests):
         out = []
         for r in requests:
             lp = [float(x) for x in self.score_fn(r)]
-            if len(lp) != len(r.continuations): raise ValueError(f"score_fn gave {len(lp)} scores for {len(r.continuations)} continuations")
+            if len(lp) != len(r.continuations):
+                raise ValueError(f"score_fn gave {len(lp)} scores for {len(r.continuations)} "
+                                 "continuations")
             out.append(ScoreResult(lp, [len(c.split()) for c in r.continuations], r.role,
-                                   sum(len(str(m["content"]).split()) for m in r.messages), 0.0, self.name, self.model_name))
+                                   sum(len(str(m["content"]).split()) for m in r.messages), 0.0,
+                                   self.name, self.model_name))
         return out
 
 # %% ../nbs/01_models.ipynb #b0861f4c
 _BACKENDS = {"transformers": ("reveal_nb.transformers_backend", "TransformersBackend"),
-             "vllm": ("reveal_nb.served", "VLLMBackend"), "openai": ("reveal_nb.served", "OpenAIBackend")}
+             "vllm": ("reveal_nb.served", "VLLMBackend"),
+             "openai": ("reveal_nb.served", "OpenAIBackend")}
 
 def make_llm(cfg: RevealConfig | None = None, **kw) -> ChatBackend:
-    "The chat backend named by `cfg.llm_backend` (its module is imported only then: chapters 01a and 01b)."
+    """The chat backend named by `cfg.llm_backend` (its module is imported only then: chapters 01a
+    and 01b)."""
     import importlib
     cfg = cfg or RevealConfig()
     module, name = _BACKENDS[cfg.llm_backend]
