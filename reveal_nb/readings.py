@@ -24,12 +24,14 @@ __all__ = ['FAMILIES', 'SMALL_MODEL_PARAMETERS', 'KIND_CUES', 'PLAIN_SYSTEM', 'P
 # %% ../nbs/10a_readings.ipynb #2b31923e
 FAMILIES = {
     "generate": dict(selection="generate", verifier="generate", stop="yes/no", answer="generate"),
-    "likelihood": dict(selection="question_form", verifier="gain_match", stop="gain_match (no rubric)", answer="option_text"),
+    "likelihood": dict(selection="question_form", verifier="gain_match",
+                       stop="gain_match (no rubric)", answer="option_text"),
 }
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 
 def model_parameters(llm) -> int | None:
-    "The backbone's number of parameters, counted on the loaded weights (None when the backend does not hold them)."
+    """The backbone's number of parameters, counted on the loaded weights (None when the backend
+    does not hold them)."""
     if getattr(llm, "n_parameters", None): return int(llm.n_parameters)
     model = getattr(llm, "model", None)
     return int(sum(p.numel() for p in model.parameters())) if hasattr(model, "parameters") else None
@@ -37,10 +39,13 @@ def model_parameters(llm) -> int | None:
 # %% ../nbs/10a_readings.ipynb #ede032aa
 def resolve_family(setting: str, llm) -> str:
     "The reading family a run uses: `setting` itself, or for 'auto' the one the backbone can carry."
-    if setting not in ("auto", *FAMILIES): raise RevealInputError("config", "readings", f"{setting!r} is not one of {['auto', *FAMILIES]}")
+    if setting not in ("auto", *FAMILIES):
+        raise RevealInputError("config", "readings",
+                               f"{setting!r} is not one of {['auto', *FAMILIES]}")
     scores = getattr(llm, "supports_scoring", False)
     if setting == "likelihood" and not scores:
-        raise RevealInputError("config", "readings", f"the {llm.name} backend cannot score likelihoods; use readings=generate or auto")
+        raise RevealInputError("config", "readings", f"the {llm.name} backend cannot score "
+                               "likelihoods; use readings=generate or auto")
     if setting != "auto": return setting
     n = model_parameters(llm) if scores else None
     return "likelihood" if n is not None and n < SMALL_MODEL_PARAMETERS else "generate"
@@ -54,8 +59,10 @@ KIND_CUES = (   # (kind, pattern on the lower-cased question); the first match w
     ("negation", r"\b(not|never|except)\b|n't\b"),
     ("counting", r"\bhow (many|often)\b|\bnumber of\b|\bhow much\b"),
     ("causal", r"\bwhy\b|\breason\b|\bpurpose\b|\bcaused?\b"),
-    ("temporal_grounding", r"^when\b|\bat what (time|point)\b|\bwhat time\b|\bwhich (part|moment|minute)\b"),
-    ("global_summary", r"\bin (which|what) order\b|\bsequence of\b|\bmainly about\b|\bsummar|\boverall\b|\bwhole video\b"),
+    ("temporal_grounding",
+     r"^when\b|\bat what (time|point)\b|\bwhat time\b|\bwhich (part|moment|minute)\b"),
+    ("global_summary", r"\bin (which|what) order\b|\bsequence of\b|\bmainly about\b|\bsummar"
+                       r"|\boverall\b|\bwhole video\b"),
     ("location", r"\bwhere\b|\bwhich (room|place)\b"),
     ("temporal_order", r"\b(after|before|first|then|next|earlier|later|followed)\b"),
     ("attribute", r"\b(colou?r|shape|size|wearing|made of|material)\b"),
@@ -71,12 +78,17 @@ def question_kind(question: str) -> str:
 
 # %% ../nbs/10a_readings.ipynb #7f354a34
 def select_by_form(question: str, pool: RubricPool, k: int) -> tuple[list, str]:
-    "(criterion names, note): up to k of the pool's criteria for the question's kind, heaviest first; else those for any question."
+    """(criterion names, note): up to k of the pool's criteria for the question's kind, heaviest
+    first; else those for any question."""
     kind = question_kind(question)
     for want in (kind, "any"):
-        names = [c.name for c in sorted(pool.criteria, key=lambda c: -c.weight) if want in c.applies_to][:k]
-        if names: return names, f"question form: {kind}" + ("" if want == kind else "; no criterion for it, used those for any question")
-    return [pool.criteria[0].name], f"question form: {kind}; the pool has no criterion for it or for any question, used {pool.criteria[0].name}"
+        names = [c.name for c in sorted(pool.criteria, key=lambda c: -c.weight)
+                 if want in c.applies_to][:k]
+        if names:
+            return names, f"question form: {kind}" + (
+                "" if want == kind else "; no criterion for it, used those for any question")
+    return [pool.criteria[0].name], (f"question form: {kind}; the pool has no criterion for it or "
+                                     f"for any question, used {pool.criteria[0].name}")
 
 # %% ../nbs/10a_readings.ipynb #ffd6b636
 _LINE = re.compile(r"^\[[^\]]*\]\s*\(L(\d)\)\s*(.*)$")
@@ -96,12 +108,14 @@ def _seconds_of(stamp: str) -> float:
     return sum(float(p) * 60 ** k for k, p in enumerate(reversed(stamp.split(":"))))
 
 def time_span(text: str) -> tuple[float, float] | None:
-    "(start, end) in seconds from the first two time stamps in a text ('From 06:14 to 06:20'), else None."
+    """(start, end) in seconds from the first two time stamps in a text ('From 06:14 to 06:20'),
+    else None."""
     stamps = _STAMP.findall(str(text))
     return (_seconds_of(stamps[0]), _seconds_of(stamps[1])) if len(stamps) >= 2 else None
 
 def line_spans(evidence: str) -> list[tuple[float, float] | None]:
-    "The (start, end) of every evidence line from its `[mm:ss-mm:ss]` stamp (None for a line without one), in the order of `evidence_lines`."
+    """The (start, end) of every evidence line from its `[mm:ss-mm:ss]` stamp (None for a line
+    without one), in the order of `evidence_lines`."""
     return [time_span(line.strip().split("]")[0]) if line.strip().startswith("[") else None
             for line in (evidence or "").splitlines() if line.strip()]
 
@@ -109,19 +123,23 @@ def line_spans(evidence: str) -> list[tuple[float, float] | None]:
 PLAIN_SYSTEM = "You answer questions about a video from the evidence given."
 PLAIN_PROMPT = string.Template("Evidence from the video:\n$evidence\n\nQuestion: $question")
 
-def plain_request(question: str, options: dict, evidence: str, role: str = "answerer") -> ScoreRequest:
+def plain_request(question: str, options: dict, evidence: str,
+                  role: str = "answerer") -> ScoreRequest:
     "Score every option's text as the reply to the evidence and the question (options not listed)."
     prompt = PLAIN_PROMPT.substitute(evidence=evidence or "(no evidence)", question=question)
-    return ScoreRequest([{"role": "system", "content": PLAIN_SYSTEM}, {"role": "user", "content": prompt}], list(options.values()), role=role)
+    return ScoreRequest([{"role": "system", "content": PLAIN_SYSTEM},
+                         {"role": "user", "content": prompt}], list(options.values()), role=role)
 
 def per_token(result) -> np.ndarray:
     "Mean log-probability per token of each continuation."
     return np.asarray(result.logprobs, float) / np.maximum(1, np.asarray(result.n_tokens, float))
 
 # %% ../nbs/10a_readings.ipynb #77380abb
-def option_matches(enc, question: str, options: dict, evidence: str) -> tuple[np.ndarray, np.ndarray]:
-    """(per option: best cosine of question + option to an evidence line, or to two adjacent L1 lines for temporal order,
-    or, when every option is a time span, best cosine of the question to an L1 line within that span; per L1 line: cosine to the question)."""
+def option_matches(enc, question: str, options: dict,
+                   evidence: str) -> tuple[np.ndarray, np.ndarray]:
+    """(per option: best cosine of question + option to an evidence line, or to two adjacent L1
+    lines for temporal order, or, when every option is a time span, best cosine of the question to
+    an L1 line within that span; per L1 line: cosine to the question)."""
     lines = evidence_lines(evidence)
     if not lines: return np.zeros(len(options)), np.zeros(0)
     texts = [t for _, t in lines]
@@ -135,21 +153,25 @@ def option_matches(enc, question: str, options: dict, evidence: str) -> tuple[np
     if all(spans):
         at = [iv if lvl == 1 else None for iv, (lvl, _) in zip(line_spans(evidence), lines)]
         inside = lambda iv, sp: iv is not None and iv[0] < sp[1] and sp[0] < iv[1]
-        return np.array([max([s for s, iv in zip(to_question, at) if inside(iv, sp)], default=0.0) for sp in spans]), to_question[l1]
+        return (np.array([max([s for s, iv in zip(to_question, at) if inside(iv, sp)], default=0.0)
+                          for sp in spans]), to_question[l1])
     return (S[1:] @ L.T).max(1), to_question[l1]
 
 # %% ../nbs/10a_readings.ipynb #29800108
 _THEN = re.compile(r",?\s*\bthen\b\s*", re.I)
 
 def order_agreement(options: dict, evidence: str) -> np.ndarray | None:
-    "Per option 'X, then Y, then Z': the share of its consecutive steps the evidence first names in that order (None unless every option lists steps)."
-    steps = [[s.strip().lower() for s in _THEN.split(str(t)) if s.strip()] for t in options.values()]
+    """Per option 'X, then Y, then Z': the share of its consecutive steps the evidence first names
+    in that order (None unless every option lists steps)."""
+    steps = [[s.strip().lower() for s in _THEN.split(str(t)) if s.strip()]
+             for t in options.values()]
     if any(len(s) < 2 for s in steps): return None
     timed = [(iv[0] if iv else float("inf"), k, text.lower()) for k, (iv, (lvl, text)) in
              enumerate(zip(line_spans(evidence), evidence_lines(evidence))) if lvl == 1]
     lines = [text for *_, text in sorted(timed)]
     def first(step):
-        return next((i for i, text in enumerate(lines) if re.search(rf"\b{re.escape(step)}\b", text)), None)
+        return next((i for i, text in enumerate(lines)
+                     if re.search(rf"\b{re.escape(step)}\b", text)), None)
     def agree(a, b):
         fa, fb = first(a), first(b)
         return 0.5 if fa is None or fb is None or fa == fb else float(fa < fb)
@@ -157,11 +179,14 @@ def order_agreement(options: dict, evidence: str) -> np.ndarray | None:
 
 # %% ../nbs/10a_readings.ipynb #3253dce4
 def read_options(llm, enc, jobs: list[dict], role: str = "verifier") -> list[dict]:
-    "Per job: {gain, prior, match, line_match, order, lines, calls}; each job's cache keeps its no-evidence scores (the prior)."
-    need = list({id(j["cache"]): j for j in jobs if "plain_baseline" not in j.setdefault("cache", {})}.values())
+    """Per job: {gain, prior, match, line_match, order, lines, calls}; each job's cache keeps its
+    no-evidence scores (the prior)."""
+    need = list({id(j["cache"]): j for j in jobs
+                 if "plain_baseline" not in j.setdefault("cache", {})}.values())
     shown = [j for j in jobs if (j["evidence"] or "").strip()]
     res = llm.score_batch([plain_request(j["question"], j["options"], "", role) for j in need] +
-                          [plain_request(j["question"], j["options"], j["evidence"], role) for j in shown])
+                          [plain_request(j["question"], j["options"], j["evidence"], role)
+                           for j in shown])
     calls = {id(j): [call_record(r)] for j, r in zip(need, res)}
     for j, r in zip(need, res): j["cache"]["plain_baseline"] = per_token(r).tolist()
     scored = {id(j): r for j, r in zip(shown, res[len(need):])}
@@ -169,38 +194,47 @@ def read_options(llm, enc, jobs: list[dict], role: str = "verifier") -> list[dic
     for j in jobs:
         prior, r = np.asarray(j["cache"]["plain_baseline"]), scored.get(id(j))
         match, line_match = option_matches(enc, j["question"], j["options"], j["evidence"])
-        out.append(dict(gain=per_token(r) - prior if r is not None else np.zeros(len(prior)), prior=prior, match=match, line_match=line_match,
+        out.append(dict(gain=per_token(r) - prior if r is not None else np.zeros(len(prior)),
+                        prior=prior, match=match, line_match=line_match,
                         order=order_agreement(j["options"], j["evidence"]),
-                        lines=len(evidence_lines(j["evidence"])), calls=calls.get(id(j), []) + ([call_record(r)] if r is not None else [])))
+                        lines=len(evidence_lines(j["evidence"])),
+                        calls=calls.get(id(j), []) + ([call_record(r)] if r is not None else [])))
     return out
 
 # %% ../nbs/10a_readings.ipynb #63d5fbb1
 @dataclass
 class Calibration:
-    "Logistic weights per kind of question (and 'any'), the counting threshold, and where they came from."
+    """Logistic weights per kind of question (and 'any'), the counting threshold, and where they
+    came from."""
     model: str                     # the backbone they were fitted with (llm.model_name)
     encoder: str                   # the text encoder they were fitted with
     by_kind: dict                  # kind -> {"bias", "gain", "match"}
-    count_threshold: float         # an L1 line whose cosine to the question reaches this counts as one occurrence
+    # an L1 line whose cosine to the question reaches this counts as one occurrence
+    count_threshold: float
     provenance: dict = field(default_factory=dict)
-    answer_by_kind: dict = field(default_factory=dict)   # kind -> {"gain", "match"}: the answerer's weights (empty: the gain alone)
+    # kind -> {"gain", "match"}: the answerer's weights (empty: the gain alone)
+    answer_by_kind: dict = field(default_factory=dict)
 
     def weights(self, kind: str) -> dict: return self.by_kind.get(kind) or self.by_kind["any"]
 
     def answer_score(self, kind: str, gain, match) -> np.ndarray:
-        "Per option, how strongly the evidence points at it: the answerer's weighted gain and match (the gain alone without answer weights)."
+        """Per option, how strongly the evidence points at it: the answerer's weighted gain and
+        match (the gain alone without answer weights)."""
         w = self.answer_by_kind.get(kind) or self.answer_by_kind.get("any")
-        return np.asarray(gain, float) if not w else w["gain"] * np.asarray(gain, float) + w["match"] * np.asarray(match, float)
+        return (np.asarray(gain, float) if not w
+                else w["gain"] * np.asarray(gain, float) + w["match"] * np.asarray(match, float))
 
     def z(self, kind: str, gain, match) -> np.ndarray:
         "Calibrated sufficiency in [0, 1] for arrays of gains and matches."
         w = self.weights(kind)
-        return 1 / (1 + np.exp(-(w["bias"] + w["gain"] * np.asarray(gain, float) + w["match"] * np.asarray(match, float))))
+        return 1 / (1 + np.exp(-(w["bias"] + w["gain"] * np.asarray(gain, float)
+                                 + w["match"] * np.asarray(match, float))))
 
 # %% ../nbs/10a_readings.ipynb #518811c2
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2) -> dict:
-    """Bias and non-negative weights of a logistic regression of y on the two columns of x (gain, match).
-    The columns are standardised for the fit, so the L2 penalty weighs both alike, and the weights are returned in raw units."""
+    """Bias and non-negative weights of a logistic regression of y on the two columns of x (gain,
+    match). The columns are standardised for the fit, so the L2 penalty weighs both alike, and the
+    weights are returned in raw units."""
     from scipy.optimize import minimize
     x, y = np.asarray(x, float), np.asarray(y, float)
     mu, sd = x.mean(0), np.maximum(x.std(0), 1e-9)
@@ -210,13 +244,16 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2) -> dict:
         nll = np.mean(np.logaddexp(0, t) - y * t)
         grad_t = (1 / (1 + np.exp(-t)) - y) / len(y)
         return nll + l2 * p[1:] @ p[1:], np.r_[grad_t.sum(), xs.T @ grad_t + 2 * l2 * p[1:]]
-    p = minimize(loss, np.zeros(3), jac=True, method="L-BFGS-B", bounds=[(None, None), (0, None), (0, None)]).x
+    p = minimize(loss, np.zeros(3), jac=True, method="L-BFGS-B",
+                 bounds=[(None, None), (0, None), (0, None)]).x
     w = p[1:] / sd
-    return dict(bias=round(float(p[0] - w @ mu), 4), gain=round(float(w[0]), 4), match=round(float(w[1]), 4))
+    return dict(bias=round(float(p[0] - w @ mu), 4), gain=round(float(w[0]), 4),
+                match=round(float(w[1]), 4))
 
 # %% ../nbs/10a_readings.ipynb #a1fd9ce7
 def count_answer(options: dict, line_match, threshold: float, gain=None):
-    "The option whose number is nearest the count of matching L1 lines (None when an option is not a whole number)."
+    """The option whose number is nearest the count of matching L1 lines (None when an option is not
+    a whole number)."""
     try: nums = {l: int(str(t).strip()) for l, t in options.items()}
     except ValueError: return None
     n = int((np.asarray(line_match) >= threshold).sum())
@@ -224,15 +261,19 @@ def count_answer(options: dict, line_match, threshold: float, gain=None):
     return min(nums, key=lambda l: (abs(nums[l] - n), -tie.get(l, 0.0)))
 
 def fit_count_threshold(rows: list[tuple[dict, str, np.ndarray]]) -> float:
-    "The threshold in [0.3, 0.9] that answers most (options, answer, line_match) rows right (the middle one of ties)."
+    """The threshold in [0.3, 0.9] that answers most (options, answer, line_match) rows right (the
+    middle one of ties)."""
     grid = np.round(np.arange(0.3, 0.901, 0.025), 3)
-    acc = np.array([np.mean([count_answer(o, lm, t) == a for o, a, lm in rows]) if rows else 0 for t in grid])
+    acc = np.array([np.mean([count_answer(o, lm, t) == a for o, a, lm in rows]) if rows else 0
+                    for t in grid])
     best = np.flatnonzero(acc == acc.max())
     return float(grid[best[len(best) // 2]])
 
 # %% ../nbs/10a_readings.ipynb #084d6e47
-def option_scores(reading: dict, options: dict, criteria: list | None, pool: RubricPool | None, question: str, cal: Calibration) -> dict:
-    "{option: {criterion: z}}: each criterion's kind picks the calibration; no criteria (no rubric) uses 'any' under one key."
+def option_scores(reading: dict, options: dict, criteria: list | None, pool: RubricPool | None,
+                  question: str, cal: Calibration) -> dict:
+    """{option: {criterion: z}}: each criterion's kind picks the calibration; no criteria (no
+    rubric) uses 'any' under one key."""
     kind = question_kind(question)
     names = criteria or ["(no rubric)"]
     out = {o: {} for o in options}
@@ -243,18 +284,21 @@ def option_scores(reading: dict, options: dict, criteria: list | None, pool: Rub
     return out
 
 def answer_letter(reading: dict, question: str, options: dict, cal: Calibration) -> str:
-    """The option the evidence points at most; the least for a negation question; the counted number for a counting question;
-    for options that list steps in order, the one whose order the evidence agrees with most; without evidence, the likeliest text."""
+    """The option the evidence points at most; the least for a negation question; the counted number
+    for a counting question; for options that list steps in order, the one whose order the evidence
+    agrees with most; without evidence, the likeliest text."""
     letters, gain = list(options), np.asarray(reading["gain"])
     if not reading.get("lines", 1): return letters[int(np.argmax(reading["prior"]))]
-    if is_negation(question): return letters[int(np.argmin(cal.answer_score("negation", gain, reading["match"])))]
+    if is_negation(question):
+        return letters[int(np.argmin(cal.answer_score("negation", gain, reading["match"])))]
     kind = question_kind(question)
     if kind == "counting":
         counted = count_answer(options, reading["line_match"], cal.count_threshold, gain)
         if counted is not None: return counted
     score = cal.answer_score(kind, gain, reading["match"])
     order = reading.get("order")
-    if order is not None and np.ptp(order) > 0:            # steps in order: the options that agree best, then the score
+    # steps in order: the options that agree best, then the score
+    if order is not None and np.ptp(order) > 0:
         best = np.flatnonzero(np.asarray(order) == np.max(order))
         return letters[int(best[np.argmax(score[best])])]
     return letters[int(np.argmax(score))]
@@ -273,24 +317,37 @@ def shipped_calibration_path() -> Path:
 def save_calibration(cal: Calibration, path) -> Path:
     return atomic_write_json(path, asdict(cal))
 
+# %% ../nbs/10a_readings.ipynb #159498ae
 def load_calibration(path, llm=None, enc=None) -> Calibration:
     "Read a calibration file; with a backbone and encoder, refuse one fitted for others."
     path = Path(path)
-    if not path.exists(): raise RevealInputError(path, "readings_calibration", "not found; fit one with `reveal-nb readings calibrate --out FILE`")
+    if not path.exists():
+        raise RevealInputError(path, "readings_calibration",
+                               "not found; fit one with `reveal-nb readings calibrate --out FILE`")
     try: raw = json.loads(path.read_text())
-    except json.JSONDecodeError as e: raise RevealInputError(path, "file", f"not valid JSON ({e})") from None
+    except json.JSONDecodeError as e:
+        raise RevealInputError(path, "file", f"not valid JSON ({e})") from None
     for f in ("model", "encoder", "by_kind", "count_threshold"):
         if f not in raw: raise RevealInputError(path, f, "missing")
-    if "any" not in raw["by_kind"]: raise RevealInputError(path, "by_kind.any", "missing: every calibration needs the one over all kinds")
+    if "any" not in raw["by_kind"]:
+        raise RevealInputError(path, "by_kind.any",
+                               "missing: every calibration needs the one over all kinds")
     for kind, w in raw["by_kind"].items():
-        if set(w) != {"bias", "gain", "match"}: raise RevealInputError(path, f"by_kind.{kind}", f"needs bias, gain and match, got {sorted(w)}")
+        if set(w) != {"bias", "gain", "match"}:
+            raise RevealInputError(path, f"by_kind.{kind}",
+                                   f"needs bias, gain and match, got {sorted(w)}")
     for kind, w in raw.get("answer_by_kind", {}).items():
-        if set(w) != {"gain", "match"}: raise RevealInputError(path, f"answer_by_kind.{kind}", f"needs gain and match, got {sorted(w)}")
-    cal = Calibration(**{k: raw[k] for k in ("model", "encoder", "by_kind", "count_threshold")}, provenance=raw.get("provenance", {}),
+        if set(w) != {"gain", "match"}:
+            raise RevealInputError(path, f"answer_by_kind.{kind}",
+                                   f"needs gain and match, got {sorted(w)}")
+    cal = Calibration(**{k: raw[k] for k in ("model", "encoder", "by_kind", "count_threshold")},
+                      provenance=raw.get("provenance", {}),
                       answer_by_kind=raw.get("answer_by_kind", {}))
-    for what, mine, theirs in (("model", cal.model, getattr(llm, "model_name", None)), ("encoder", cal.encoder, getattr(enc, "spec", None))):
+    for what, mine, theirs in (("model", cal.model, getattr(llm, "model_name", None)),
+                               ("encoder", cal.encoder, getattr(enc, "spec", None))):
         if theirs is not None and mine != theirs:
-            raise RevealInputError(path, what, f"fitted for {mine!r}, but this run uses {theirs!r}; fit one for it with `reveal-nb readings calibrate`")
+            raise RevealInputError(path, what, f"fitted for {mine!r}, but this run uses {theirs!r};"
+                                   " fit one for it with `reveal-nb readings calibrate`")
     return cal
 
 def calibration_for(cfg: RevealConfig, llm=None, enc=None) -> Calibration:
@@ -308,8 +365,10 @@ class RunReadings:
     def __post_init__(self):
         for role, reading in FAMILIES[self.family].items(): setattr(self, role, reading)
 
-    def require_calibration(self, llm=None, enc=None, cfg: RevealConfig | None = None) -> Calibration:
-        "The calibration, loaded on first use (a study may ask for `gain_match` inside a `generate` run)."
+    def require_calibration(self, llm=None, enc=None,
+                            cfg: RevealConfig | None = None) -> Calibration:
+        """The calibration, loaded on first use (a study may ask for `gain_match` inside a
+        `generate` run)."""
         if self.calibration is None:
             cfg = cfg or RevealConfig()
             self.calibration_path = cfg.readings_calibration or str(shipped_calibration_path())
@@ -318,13 +377,17 @@ class RunReadings:
 
     def describe(self) -> dict:
         "What traces and reports record."
-        return family_readings(self.family) | ({"calibration": Path(self.calibration_path).name} if self.calibration_path else {})
+        return family_readings(self.family) | (
+            {"calibration": Path(self.calibration_path).name} if self.calibration_path else {})
 
 def readings_line(d: dict) -> str:
     "One line naming a run's readings (a trace's `readings`)."
-    if "family" not in d: return ", ".join(f"{k} {v}" for k, v in d.items())     # a trace written before families
-    roles = ", ".join(f"{role} {d[role]}" for role in ("selection", "verifier", "stop", "answer") if role in d)
-    return f"{d['family']} family ({roles}" + (f"; calibration {d['calibration']}" if d.get("calibration") else "") + ")"
+    # a trace written before families
+    if "family" not in d: return ", ".join(f"{k} {v}" for k, v in d.items())
+    roles = ", ".join(f"{role} {d[role]}" for role in ("selection", "verifier", "stop", "answer")
+                      if role in d)
+    return (f"{d['family']} family ({roles}"
+            + (f"; calibration {d['calibration']}" if d.get("calibration") else "") + ")")
 
 def run_readings(cfg: RevealConfig, llm, enc=None) -> RunReadings:
     "The readings a run with this config and backbone uses."
