@@ -20,56 +20,77 @@ __all__ = ['SELECT_SYSTEM', 'SELECT_PROMPT', 'VERIFY_SYSTEM', 'VERIFY_PROMPT', '
            'norubric_request', 'norubric_batch']
 
 # %% ../nbs/11_verifier.ipynb #077aa92a
-SELECT_SYSTEM = "You decide which sufficiency criteria apply to a question about a video. Reply with JSON only."
+SELECT_SYSTEM = ("You decide which sufficiency criteria apply to a question about a video. "
+                 "Reply with JSON only.")
 SELECT_PROMPT = string.Template(
     "Criteria:\n$catalogue\n\nQuestion: $question\nOptions:\n$options\n\n"
     "Give the names of the criteria (at most $hi) that evidence must meet to decide this question.")
 
-def select_request(question: str, options: dict, pool: RubricPool, cfg: RevealConfig) -> ChatRequest:
+def select_request(question: str, options: dict, pool: RubricPool,
+                   cfg: RevealConfig) -> ChatRequest:
     "Verifier call 1: the relevant criteria for this question."
     schema = {"type": "object", "additionalProperties": False, "required": ["criteria"],
-              "properties": {"criteria": {"type": "array", "minItems": 1, "maxItems": cfg.max_selected_criteria,
-                                          "items": {"type": "string", "enum": [c.name for c in pool.criteria]}}}}
-    prompt = SELECT_PROMPT.substitute(question=question, options=format_options(options), catalogue=catalogue(pool), hi=cfg.max_selected_criteria)
-    return ChatRequest([{"role": "system", "content": SELECT_SYSTEM}, {"role": "user", "content": prompt}], role="verifier",
-                       schema=schema, max_new_tokens=20 + 16 * cfg.max_selected_criteria)
+              "properties": {"criteria": {
+                  "type": "array", "minItems": 1, "maxItems": cfg.max_selected_criteria,
+                  "items": {"type": "string", "enum": [c.name for c in pool.criteria]}}}}
+    prompt = SELECT_PROMPT.substitute(question=question, options=format_options(options),
+                                      catalogue=catalogue(pool), hi=cfg.max_selected_criteria)
+    return ChatRequest([{"role": "system", "content": SELECT_SYSTEM},
+                        {"role": "user", "content": prompt}], role="verifier", schema=schema,
+                       max_new_tokens=20 + 16 * cfg.max_selected_criteria)
 
 def parse_selection(result, pool: RubricPool) -> tuple[list, str]:
     "(criterion names, note): the reply's names without repeats, or the fallback with the reason."
-    if result.ok and result.parsed["criteria"]: return list(dict.fromkeys(result.parsed["criteria"])), ""
-    fb = "option_discrimination" if "option_discrimination" in pool.by_name else pool.criteria[0].name
+    if result.ok and result.parsed["criteria"]:
+        return list(dict.fromkeys(result.parsed["criteria"])), ""
+    fb = ("option_discrimination" if "option_discrimination" in pool.by_name
+          else pool.criteria[0].name)
     return [fb], f"selection unusable ({result.error}); fell back to {fb}"
 
 # %% ../nbs/11_verifier.ipynb #d90dc7cb
-VERIFY_SYSTEM = ("You check whether evidence from a video is sufficient to decide a multiple-choice question. "
-                 "For every option and every criterion, give a score of 1, 0.5 or 0 following the criterion's boundaries. "
-                 "Evidence that clearly rules an option out is as sufficient as evidence that confirms it. "
-                 "List the options the evidence says nothing about, and name the specific fact still missing. Reply with JSON only.")
-VERIFY_PROMPT = string.Template("Rubric:\n$rubric\n\nEvidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options")
+VERIFY_SYSTEM = (
+    "You check whether evidence from a video is sufficient to decide a multiple-choice question. "
+    "For every option and every criterion, give a score of 1, 0.5 or 0 following the "
+    "criterion's boundaries. Evidence that clearly rules an option out is as sufficient as "
+    "evidence that confirms it. List the options the evidence says nothing about, and name the "
+    "specific fact still missing. Reply with JSON only.")
+VERIFY_PROMPT = string.Template(
+    "Rubric:\n$rubric\n\nEvidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options")
 
 def score_schema(letters, names) -> dict:
     "The strict schema of call 2 for these options and criteria."
     z = {"type": "number", "enum": [0, 0.5, 1]}
-    per_option = {"type": "object", "additionalProperties": False, "required": list(names), "properties": {n: z for n in names}}
-    return {"type": "object", "additionalProperties": False, "required": ["rubric_criteria_scores", "unknown_options", "missing_evidence_analysis"],
-            "properties": {"rubric_criteria_scores": {"type": "object", "additionalProperties": False, "required": list(letters),
-                                                      "properties": {l: per_option for l in letters}},
-                           "unknown_options": {"type": "array", "maxItems": len(letters), "items": {"type": "string", "enum": list(letters)}},
-                           "missing_evidence_analysis": {"type": "string", "maxLength": 300}}}
+    per_option = {"type": "object", "additionalProperties": False, "required": list(names),
+                  "properties": {n: z for n in names}}
+    return {"type": "object", "additionalProperties": False,
+            "required": ["rubric_criteria_scores", "unknown_options", "missing_evidence_analysis"],
+            "properties": {
+                "rubric_criteria_scores": {"type": "object", "additionalProperties": False,
+                                           "required": list(letters),
+                                           "properties": {l: per_option for l in letters}},
+                "unknown_options": {"type": "array", "maxItems": len(letters),
+                                    "items": {"type": "string", "enum": list(letters)}},
+                "missing_evidence_analysis": {"type": "string", "maxLength": 300}}}
 
 def verify_request(job: dict, pool: RubricPool, cfg: RevealConfig) -> ChatRequest:
     "Verifier call 2 (generated reading) for one job {question, options, criteria, evidence}."
-    prompt = VERIFY_PROMPT.substitute(rubric=rubric_text(pool, job["criteria"]), evidence=job["evidence"] or "(no evidence yet)",
-                                      question=job["question"], options=format_options(job["options"]))
+    prompt = VERIFY_PROMPT.substitute(rubric=rubric_text(pool, job["criteria"]),
+                                      evidence=job["evidence"] or "(no evidence yet)",
+                                      question=job["question"],
+                                      options=format_options(job["options"]))
     n = len(job["options"]) * len(job["criteria"])
-    return ChatRequest([{"role": "system", "content": VERIFY_SYSTEM}, {"role": "user", "content": prompt}], role="verifier",
-                       schema=score_schema(job["options"], job["criteria"]), max_new_tokens=60 + 14 * n + 80)
+    return ChatRequest([{"role": "system", "content": VERIFY_SYSTEM},
+                        {"role": "user", "content": prompt}], role="verifier",
+                       schema=score_schema(job["options"], job["criteria"]),
+                       max_new_tokens=60 + 14 * n + 80)
 
 # %% ../nbs/11_verifier.ipynb #2f738a01
 @dataclass
 class Verdict:
-    "What the verifier concluded about a question's evidence after a round; every reading fills these fields."
-    reading: str                                  # which reading made it (`generate`, `gain_match`, ...)
+    """What the verifier concluded about a question's evidence after a round; every reading fills
+    these fields."""
+    # which reading made it (`generate`, `gain_match`, ...)
+    reading: str
     sufficient: bool
     rho: float | None = None                      # None when the variant has no verifier
     rho_by_option: dict = field(default_factory=dict)
@@ -77,7 +98,7 @@ class Verdict:
     criteria: list = field(default_factory=list)
     scores: dict = field(default_factory=dict)    # z per option and criterion
     unknown_options: list = field(default_factory=list)
-    missing: str = ""                             # the analysis for the planner, only when insufficient
+    missing: str = ""                             # the analysis for the planner, when insufficient
     note: str = ""                                # why a reply was unusable, if one was
     measured: dict = field(default_factory=dict)  # the raw measurements of a likelihood reading
     calls: list = field(default_factory=list)
@@ -86,9 +107,11 @@ class Verdict:
         "The verdict as a trace stores it (its calls are kept with the run's other calls)."
         return {k: v for k, v in asdict(self).items() if k != "calls"}
 
-def verdict(scores: dict, unknown: list, missing: str, job: dict, pool: RubricPool, cfg: RevealConfig,
-            reading: str, note: str = "") -> Verdict:
-    "The computed verdict for one job: scores, ρ per option, ρ, sufficiency, and the analysis when insufficient."
+# %% ../nbs/11_verifier.ipynb #61211d07
+def verdict(scores: dict, unknown: list, missing: str, job: dict, pool: RubricPool,
+            cfg: RevealConfig, reading: str, note: str = "") -> Verdict:
+    """The computed verdict for one job: scores, ρ per option, ρ, sufficiency, and the analysis
+    when insufficient."""
     agg = aggregate(scores, pool, job["criteria"], cfg.tau)
     return Verdict(reading, agg["sufficient"], agg["rho"], agg["rho_by_option"], agg["best_option"],
                    list(job["criteria"]), scores, list(unknown),
@@ -97,15 +120,19 @@ def verdict(scores: dict, unknown: list, missing: str, job: dict, pool: RubricPo
 def _from_generated(result, job, pool, cfg) -> Verdict:
     if not result.ok:
         zeros = {o: {n: 0.0 for n in job["criteria"]} for o in job["options"]}
-        return verdict(zeros, list(job["options"]), "", job, pool, cfg, "generate", note=f"score reply unusable: {result.error}")
+        return verdict(zeros, list(job["options"]), "", job, pool, cfg, "generate",
+                       note=f"score reply unusable: {result.error}")
     p = result.parsed
-    scores = {o: {n: float(p["rubric_criteria_scores"][o][n]) for n in job["criteria"]} for o in job["options"]}
-    return verdict(scores, p["unknown_options"], p["missing_evidence_analysis"], job, pool, cfg, "generate")
+    scores = {o: {n: float(p["rubric_criteria_scores"][o][n]) for n in job["criteria"]}
+              for o in job["options"]}
+    return verdict(scores, p["unknown_options"], p["missing_evidence_analysis"], job, pool,
+                   cfg, "generate")
 
 # %% ../nbs/11_verifier.ipynb #877a6fea
 LABEL_PROMPT = string.Template(
     "Evidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\nCriterion: $rubric\n\n"
-    "How well does the evidence settle option $letter (\"$text\") under this criterion? Reply with the score only: 1, 0.5 or 0.")
+    "How well does the evidence settle option $letter (\"$text\") under this criterion? "
+    "Reply with the score only: 1, 0.5 or 0.")
 SCORE_LABELS = {"1": 1.0, "0.5": 0.5, "0": 0.0}
 
 def expected_requests(job: dict, pool: RubricPool) -> list[ScoreRequest]:
@@ -113,9 +140,14 @@ def expected_requests(job: dict, pool: RubricPool) -> list[ScoreRequest]:
     out = []
     for o, text in job["options"].items():
         for n in job["criteria"]:
-            prompt = LABEL_PROMPT.substitute(rubric=rubric_text(pool, [n]), evidence=job["evidence"] or "(no evidence yet)", question=job["question"],
-                                             options=format_options(job["options"]), letter=o, text=text)
-            out.append(ScoreRequest([{"role": "system", "content": VERIFY_SYSTEM}, {"role": "user", "content": prompt}], list(SCORE_LABELS), role="verifier"))
+            prompt = LABEL_PROMPT.substitute(rubric=rubric_text(pool, [n]),
+                                             evidence=job["evidence"] or "(no evidence yet)",
+                                             question=job["question"],
+                                             options=format_options(job["options"]),
+                                             letter=o, text=text)
+            out.append(ScoreRequest([{"role": "system", "content": VERIFY_SYSTEM},
+                                     {"role": "user", "content": prompt}], list(SCORE_LABELS),
+                                    role="verifier"))
     return out
 
 def _softmax(x):
@@ -124,20 +156,29 @@ def _softmax(x):
 def _from_expected(results, job) -> dict:
     "{option: {criterion: expected score}} from the results of `expected_requests`."
     it = iter(results)
-    return {o: {n: float(_softmax(next(it).logprobs) @ np.array(list(SCORE_LABELS.values()))) for n in job["criteria"]} for o in job["options"]}
+    return {o: {n: float(_softmax(next(it).logprobs) @ np.array(list(SCORE_LABELS.values())))
+                for n in job["criteria"]} for o in job["options"]}
 
 # %% ../nbs/11_verifier.ipynb #55e871ff
 MISSING_PROMPT = string.Template(
     "Rubric:\n$rubric\n\nEvidence:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
-    "The evidence does not yet decide the question. In one sentence, name the specific fact still to find in the video.")
+    "The evidence does not yet decide the question. In one sentence, name the specific fact still "
+    "to find in the video.")
 
 def missing_request(job: dict, pool: RubricPool) -> ChatRequest:
-    "A generated missing-evidence analysis (used with the expected reading, only when insufficient)."
-    schema = {"type": "object", "additionalProperties": False, "required": ["missing_evidence_analysis"],
-              "properties": {"missing_evidence_analysis": {"type": "string", "minLength": 5, "maxLength": 200}}}
-    prompt = MISSING_PROMPT.substitute(rubric=rubric_text(pool, job["criteria"]), evidence=job["evidence"] or "(no evidence yet)",
-                                       question=job["question"], options=format_options(job["options"]))
-    return ChatRequest([{"role": "system", "content": VERIFY_SYSTEM}, {"role": "user", "content": prompt}], role="verifier", schema=schema, max_new_tokens=70)
+    """A generated missing-evidence analysis (used with the expected reading, only when
+    insufficient)."""
+    schema = {"type": "object", "additionalProperties": False,
+              "required": ["missing_evidence_analysis"],
+              "properties": {"missing_evidence_analysis": {
+                  "type": "string", "minLength": 5, "maxLength": 200}}}
+    prompt = MISSING_PROMPT.substitute(rubric=rubric_text(pool, job["criteria"]),
+                                       evidence=job["evidence"] or "(no evidence yet)",
+                                       question=job["question"],
+                                       options=format_options(job["options"]))
+    return ChatRequest([{"role": "system", "content": VERIFY_SYSTEM},
+                        {"role": "user", "content": prompt}], role="verifier", schema=schema,
+                       max_new_tokens=70)
 
 def unknown_options(scores: dict, pool: RubricPool, names, tau: float) -> list:
     "Options neither decided (ρ_o ≥ τ) nor ruled out (ρ_o ≤ (1-τ)/(n-1))."
@@ -148,7 +189,8 @@ def unknown_options(scores: dict, pool: RubricPool, names, tau: float) -> list:
 # %% ../nbs/11_verifier.ipynb #fefe420e
 def _best(rho_o: dict, tau: float) -> dict:
     best = max(rho_o, key=rho_o.get)
-    return dict(rho_by_option=rho_o, rho=rho_o[best], best_option=best, sufficient=bool(rho_o[best] >= tau - 1e-9))
+    return dict(rho_by_option=rho_o, rho=rho_o[best], best_option=best,
+                sufficient=bool(rho_o[best] >= tau - 1e-9))
 
 # %% ../nbs/11_verifier.ipynb #b5ee6579
 def gain_match_batch(llm, enc, jobs: list[dict], pool: RubricPool | None, cfg: RevealConfig, cal,
@@ -162,9 +204,11 @@ def gain_match_batch(llm, enc, jobs: list[dict], pool: RubricPool | None, cfg: R
         else: v = Verdict("gain_match (no rubric)", scores=scores,
                           **_best({o: s["(no rubric)"] for o, s in scores.items()}, cfg.tau))
         v.unknown_options = [o for o, x in v.rho_by_option.items() if x < cfg.tau - 1e-9]
-        if analyse and not v.sufficient: v.missing = missing_text(j["question"], j["options"], v.unknown_options)
+        if analyse and not v.sufficient:
+            v.missing = missing_text(j["question"], j["options"], v.unknown_options)
         else: v.missing = ""
-        v.measured = dict(gain=[round(float(x), 4) for x in r["gain"]], match=[round(float(x), 4) for x in r["match"]])
+        v.measured = dict(gain=[round(float(x), 4) for x in r["gain"]],
+                          match=[round(float(x), 4) for x in r["match"]])
         v.calls = r["calls"]
         out.append(v)
     return out
@@ -176,26 +220,32 @@ def _take(flat, sizes):
     for n in sizes: out.append(flat[i:i + n]); i += n
     return out
 
-def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig, analyse: bool = True, enc=None,
-                 readings: RunReadings | None = None, reading: str | None = None) -> list[Verdict]:
-    """Verdicts for many jobs {question, options, criteria, evidence, cache}; one batched call per stage. Each verdict lists its calls.
+def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig, analyse: bool = True,
+                 enc=None, readings: RunReadings | None = None,
+                 reading: str | None = None) -> list[Verdict]:
+    """Verdicts for many jobs {question, options, criteria, evidence, cache}; one batched call per
+    stage. Each verdict lists its calls.
     `analyse=False` skips the missing-evidence analysis (when only ρ is wanted)."""
     readings = readings or run_readings(cfg, llm, enc)
     reading = reading or readings.verifier
     if reading == "generate":
         res = llm.chat_batch([verify_request(j, pool, cfg) for j in jobs], strict=False)
-        return [replace(_from_generated(r, j, pool, cfg), calls=[call_record(r)]) for r, j in zip(res, jobs)]
-    if reading == "gain_match": return gain_match_batch(llm, enc, jobs, pool, cfg, readings.require_calibration(llm, enc, cfg), analyse)
+        return [replace(_from_generated(r, j, pool, cfg), calls=[call_record(r)])
+                for r, j in zip(res, jobs)]
+    if reading == "gain_match":
+        return gain_match_batch(llm, enc, jobs, pool, cfg,
+                                readings.require_calibration(llm, enc, cfg), analyse)
     if reading != "expected": raise ValueError(f"unknown verifier reading {reading!r}")
     reqs = [expected_requests(j, pool) for j in jobs]
     parts = _take(llm.score_batch([r for rs in reqs for r in rs]), [len(rs) for rs in reqs])
     out = []
     for j, p in zip(jobs, parts):
         s = _from_expected(p, j)
-        out.append(replace(verdict(s, unknown_options(s, pool, j["criteria"], cfg.tau), "", j, pool, cfg, reading),
-                           calls=[call_record(r) for r in p]))
+        out.append(replace(verdict(s, unknown_options(s, pool, j["criteria"], cfg.tau), "", j, pool,
+                                   cfg, reading), calls=[call_record(r) for r in p]))
     short = [k for k, v in enumerate(out) if not v.sufficient] if analyse else []
-    for k, r in zip(short, llm.chat_batch([missing_request(jobs[k], pool) for k in short], strict=False)):
+    for k, r in zip(short, llm.chat_batch([missing_request(jobs[k], pool) for k in short],
+                                          strict=False)):
         out[k].missing = r.parsed["missing_evidence_analysis"].strip() if r.ok else ""
         out[k].calls.append(call_record(r))
         if not r.ok: out[k].note = f"missing-evidence reply unusable: {r.error}"
@@ -207,10 +257,16 @@ NORUBRIC_PROMPT = string.Template(
     "Is this evidence enough to choose the correct option? If not, say what is missing.")
 
 def norubric_request(job: dict) -> ChatRequest:
-    schema = {"type": "object", "additionalProperties": False, "required": ["sufficient", "missing_evidence"],
-              "properties": {"sufficient": {"type": "boolean"}, "missing_evidence": {"type": "string", "maxLength": 200}}}
-    prompt = NORUBRIC_PROMPT.substitute(evidence=job["evidence"] or "(no evidence yet)", question=job["question"], options=format_options(job["options"]))
-    return ChatRequest([{"role": "system", "content": "You check evidence from a video. Reply with JSON only."}, {"role": "user", "content": prompt}],
+    schema = {"type": "object", "additionalProperties": False,
+              "required": ["sufficient", "missing_evidence"],
+              "properties": {"sufficient": {"type": "boolean"},
+                             "missing_evidence": {"type": "string", "maxLength": 200}}}
+    prompt = NORUBRIC_PROMPT.substitute(evidence=job["evidence"] or "(no evidence yet)",
+                                        question=job["question"],
+                                        options=format_options(job["options"]))
+    return ChatRequest([{"role": "system",
+                         "content": "You check evidence from a video. Reply with JSON only."},
+                        {"role": "user", "content": prompt}],
                        role="verifier", schema=schema, max_new_tokens=80)
 
 def norubric_batch(llm, jobs: list[dict], keep_analysis: bool = True) -> list[Verdict]:
@@ -220,5 +276,6 @@ def norubric_batch(llm, jobs: list[dict], keep_analysis: bool = True) -> list[Ve
         ok = r.ok and bool(r.parsed["sufficient"])
         miss = r.parsed["missing_evidence"].strip() if (r.ok and keep_analysis and not ok) else ""
         out.append(Verdict("no-rubric", ok, rho=float(ok), missing=miss,
-                           note="" if r.ok else f"reply unusable: {r.error}", calls=[call_record(r)]))
+                           note="" if r.ok else f"reply unusable: {r.error}",
+                           calls=[call_record(r)]))
     return out
