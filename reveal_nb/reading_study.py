@@ -10,12 +10,13 @@ import pandas as pd
 import hashlib, json
 from dataclasses import replace
 from pathlib import Path
-from .core import RevealConfig, append_jsonl, atomic_write_json, atomic_write_text, read_jsonl_records, auroc, wilson
+from .core import (RevealConfig, append_jsonl, atomic_write_json, atomic_write_text,
+                            read_jsonl_records, auroc, wilson)
 from .models import ScoreRequest, call_record
 from .rubrics import RubricPool
 from .planner import format_options
-from .readings import (Calibration, answer_letter, count_answer, fit_count_threshold, fit_logistic, question_kind, read_options,
-                                select_by_form)
+from .readings import (Calibration, answer_letter, count_answer, fit_count_threshold,
+                                fit_logistic, question_kind, read_options, select_by_form)
 from .planner import is_negation
 from .verifier import parse_selection, select_request, verify_batch
 
@@ -28,20 +29,25 @@ __all__ = ['CONDITIONS', 'LISTED_PROMPT', 'MEASURE_VERSION', 'SLOW_READINGS', 'L
 # %% ../nbs/11a_reading_study.ipynb #88119d28
 CONDITIONS = ("O", "N", "M", "U")
 
-def study_questions(split: str = "test", per_type: int = 20, seeds=(0, 1, 2), size: str = "small", cfg: RevealConfig | None = None) -> list[dict]:
-    "Questions of simulated reveal-synth videos with their evidence texts under O, M and U (N is empty), `per_type` of each type."
+def study_questions(split: str = "test", per_type: int = 20, seeds=(0, 1, 2), size: str = "small",
+                    cfg: RevealConfig | None = None) -> list[dict]:
+    """Questions of simulated reveal-synth videos with their evidence texts under O, M and U (N is
+    empty), `per_type` of each type."""
     from reveal_nb.synth import interval_evidence, narration_track, simulate, split_questions, video_specs
     from reveal_nb.synth_world import split_seed
     cfg, by_type = cfg or RevealConfig(), {}
     for seed in seeds:
-        truths = {vid: simulate(vid, secs, sd) for sp, vid, secs, sd in video_specs(size, seed) if sp == split}
+        truths = {vid: simulate(vid, secs, sd) for sp, vid, secs, sd in video_specs(size, seed)
+                  if sp == split}
         for k, q in enumerate(split_questions(list(truths.values()), split_seed(seed, split), cfg)):
             t = truths[q["video_id"]]
             narr = narration_track(t, cfg.synth_caption_omission, cfg.synth_caption_paraphrase)
             ev = lambda ivs: interval_evidence(t, narr, ivs)
             by_type.setdefault(q["type"], []).append(dict(
-                qid=f"seed{seed}-{q['video_id']}-q{k:03d}", seed=seed, type=q["type"], question=q["question"], options=q["options"],
-                answer=q["answer"], evidence=dict(O=ev(q["evidence"]), N="", M=ev(q["misleading"]), U=ev(q["evidence"] + q["misleading"]))))
+                qid=f"seed{seed}-{q['video_id']}-q{k:03d}", seed=seed, type=q["type"],
+                question=q["question"], options=q["options"], answer=q["answer"],
+                evidence=dict(O=ev(q["evidence"]), N="", M=ev(q["misleading"]),
+                              U=ev(q["evidence"] + q["misleading"]))))
     return [q for t in sorted(by_type) for q in _round_robin(by_type[t])[:per_type]]
 
 def _round_robin(qs: list[dict]) -> list[dict]:
@@ -52,33 +58,43 @@ def _round_robin(qs: list[dict]) -> list[dict]:
     return [q for *_, q in sorted(keyed, key=lambda x: x[:2])]
 
 # %% ../nbs/11a_reading_study.ipynb #3c085a5c
-LISTED_PROMPT = "Evidence from the video:\n{evidence}\n\nQuestion: {question}\nOptions:\n{options}\n\nReply with the text of the correct option."
+LISTED_PROMPT = ("Evidence from the video:\n{evidence}\n\nQuestion: {question}\n"
+                 "Options:\n{options}\n\nReply with the text of the correct option.")
 
 def _listed_request(q, evidence) -> ScoreRequest:
-    "The earlier answerer prompt (options listed before their texts are scored), kept to show what listing them costs."
-    text = LISTED_PROMPT.format(evidence=evidence or "(no evidence)", question=q["question"], options=format_options(q["options"]))
-    return ScoreRequest([{"role": "system", "content": "You answer multiple-choice questions about a video from the evidence given."},
-                         {"role": "user", "content": text}], list(q["options"].values()), role="answerer")
+    """The earlier answerer prompt (options listed before their texts are scored), kept to show
+    what listing them costs."""
+    text = LISTED_PROMPT.format(evidence=evidence or "(no evidence)", question=q["question"],
+                                options=format_options(q["options"]))
+    return ScoreRequest([{"role": "system", "content": "You answer multiple-choice questions about "
+                                                       "a video from the evidence given."},
+                         {"role": "user", "content": text}], list(q["options"].values()),
+                        role="answerer")
 
 def _seconds(calls) -> float: return float(sum(c["latency_s"] for c in calls))
 
 # %% ../nbs/11a_reading_study.ipynb #4dbfd2ad
 def measure(llm, enc, questions: list[dict], progress: bool = True, path=None) -> list[dict]:
-    """Per question: per condition the gains, prior, matches and L1 line matches, the listed-prompt gains, and model-seconds.
-    With `path`, records are appended to that JSONL file as they are made and a rerun measures only what is missing."""
+    """Per question: per condition the gains, prior, matches and L1 line matches, the listed-prompt
+    gains, and model-seconds. With `path`, records are appended to that JSONL file as they are made
+    and a rerun measures only what is missing."""
     from tqdm.auto import tqdm
     have = read_jsonl_records(path, key="qid") if path and Path(path).exists() else {}
     out = []
     for q in tqdm(questions, desc="reading study", disable=not progress):
         if q["qid"] in have: out.append(have[q["qid"]]); continue
-        cache, rec = {}, dict(qid=q["qid"], type=q["type"], question=q["question"], options=q["options"], answer=q["answer"], seconds={})
+        cache, rec = {}, dict(qid=q["qid"], type=q["type"], question=q["question"],
+                              options=q["options"], answer=q["answer"], seconds={})
         t0 = time.time()
         for c in CONDITIONS:
-            r = read_options(llm, enc, [dict(question=q["question"], options=q["options"], evidence=q["evidence"][c], cache=cache)])[0]
-            rec[c] = dict(gain=r["gain"].tolist(), prior=r["prior"].tolist(), match=r["match"].tolist(), line_match=r["line_match"].tolist(), lines=r["lines"],
+            r = read_options(llm, enc, [dict(question=q["question"], options=q["options"],
+                                             evidence=q["evidence"][c], cache=cache)])[0]
+            rec[c] = dict(gain=r["gain"].tolist(), prior=r["prior"].tolist(), match=r["match"].tolist(),
+                          line_match=r["line_match"].tolist(), lines=r["lines"],
                           order=None if r["order"] is None else r["order"].tolist())
             rec["seconds"]["plain"] = rec["seconds"].get("plain", 0.0) + _seconds(r["calls"])
-        rec["seconds"]["plain_wall"] = time.time() - t0        # wall time of the plain readings (model and encoder; replies may come from the cache)
+        # wall time of the plain readings (model and encoder; replies may come from the cache)
+        rec["seconds"]["plain_wall"] = time.time() - t0
         res = llm.score_batch([_listed_request(q, q["evidence"][c]) for c in CONDITIONS])
         base = np.asarray(res[1].logprobs)
         for c, r in zip(CONDITIONS, res): rec[c]["listed_gain"] = (np.asarray(r.logprobs) - base).tolist()
@@ -88,9 +104,11 @@ def measure(llm, enc, questions: list[dict], progress: bool = True, path=None) -
     return out
 
 def records_path(folder, llm, enc, split: str, size: str, seeds) -> Path:
-    "Where the records of one backbone, encoder and question set are kept (a changed model, set or generator gets a new file)."
+    """Where the records of one backbone, encoder and question set are kept (a changed model, set or
+    generator gets a new file)."""
     from reveal_nb.synth import GENERATOR_VERSION
-    key = json.dumps([llm.model_name, getattr(llm, "weights_id", ""), enc.spec, split, size, list(seeds), MEASURE_VERSION, GENERATOR_VERSION])
+    key = json.dumps([llm.model_name, getattr(llm, "weights_id", ""), enc.spec, split, size,
+                      list(seeds), MEASURE_VERSION, GENERATOR_VERSION])
     return Path(folder) / f"{split}-{size}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl"
 
 MEASURE_VERSION = 3   # raise when `measure` records something new or reads differently
@@ -98,8 +116,10 @@ MEASURE_VERSION = 3   # raise when `measure` records something new or reads diff
 # %% ../nbs/11a_reading_study.ipynb #35d8299e
 SLOW_READINGS = ("generate", "expected")
 
-def measure_slow(llm, enc, questions: list[dict], pool: RubricPool, cfg: RevealConfig, progress: bool = True, path=None) -> list[dict]:
-    "Per question: ρ of each slow verifier reading under O, M and U, and its model-seconds (resumable like `measure`)."
+def measure_slow(llm, enc, questions: list[dict], pool: RubricPool, cfg: RevealConfig,
+                 progress: bool = True, path=None) -> list[dict]:
+    """Per question: ρ of each slow verifier reading under O, M and U, and its model-seconds
+    (resumable like `measure`)."""
     from tqdm.auto import tqdm
     have = read_jsonl_records(path, key="qid") if path and Path(path).exists() else {}
     out = []
@@ -108,7 +128,8 @@ def measure_slow(llm, enc, questions: list[dict], pool: RubricPool, cfg: RevealC
         crit = select_by_form(q["question"], pool, cfg.max_selected_criteria)[0]
         rec = dict(qid=q["qid"], type=q["type"], question=q["question"], criteria=crit, rho={}, seconds={})
         for reading in SLOW_READINGS:
-            vs = verify_batch(llm, [dict(question=q["question"], options=q["options"], criteria=crit, evidence=q["evidence"][c], cache={}) for c in "OMU"],
+            vs = verify_batch(llm, [dict(question=q["question"], options=q["options"], criteria=crit,
+                                         evidence=q["evidence"][c], cache={}) for c in "OMU"],
                               pool, cfg, analyse=False, enc=enc, reading=reading)
             rec["rho"][reading] = {c: v.rho for c, v in zip("OMU", vs)}
             rec["seconds"][reading] = _seconds([x for v in vs for x in v.calls]) / 3
@@ -121,9 +142,13 @@ def slow_table(records: list[dict], tau: float = 0.7) -> pd.DataFrame:
     rows = []
     for reading in SLOW_READINGS:
         s = {c: np.array([r["rho"][reading][c] for r in records]) for c in "OMU"}
-        rows.append({"reading": reading, "n": len(records), "AUROC O>M": auroc_ci(s["O"], s["M"])[0], "O>M 95%": auroc_ci(s["O"], s["M"])[1:],
-                     "AUROC U>M": auroc_ci(s["U"], s["M"])[0], **{f"sufficient {c}": round(float(np.mean(s[c] >= tau)), 3) for c in "OUM"},
-                     "model-s per evidence set": round(float(np.mean([r["seconds"][reading] for r in records])), 2)})
+        rows.append({"reading": reading, "n": len(records),
+                     "AUROC O>M": auroc_ci(s["O"], s["M"])[0],
+                     "O>M 95%": auroc_ci(s["O"], s["M"])[1:],
+                     "AUROC U>M": auroc_ci(s["U"], s["M"])[0],
+                     **{f"sufficient {c}": round(float(np.mean(s[c] >= tau)), 3) for c in "OUM"},
+                     "model-s per evidence set":
+                         round(float(np.mean([r["seconds"][reading] for r in records])), 2)})
     return pd.DataFrame(rows)
 
 # %% ../nbs/11a_reading_study.ipynb #828632b3
@@ -143,15 +168,18 @@ def _fit_kinds(records, l2, min_per_kind) -> dict:
         if len(rs) >= min_per_kind: by_kind[k] = fit(rs)
     return by_kind
 
-def choose_l2(records: list[dict], min_per_kind: int = 10, folds: int = 5, seed: int = 0) -> tuple[float, dict]:
-    "The L2 strength of L2_GRID with the lowest held-out log-loss over `folds` folds of questions, and every strength's loss."
+def choose_l2(records: list[dict], min_per_kind: int = 10, folds: int = 5,
+              seed: int = 0) -> tuple[float, dict]:
+    """The L2 strength of L2_GRID with the lowest held-out log-loss over `folds` folds of questions,
+    and every strength's loss."""
     order = np.random.default_rng(seed).permutation(len(records))
     loss = {}
     for l2 in L2_GRID:
         total, n = 0.0, 0
         for f in range(folds):
             held = set(order[f::folds].tolist())
-            cal = Calibration("cv", "cv", _fit_kinds([r for i, r in enumerate(records) if i not in held], l2, min_per_kind), 0.6)
+            cal = Calibration("cv", "cv", _fit_kinds([r for i, r in enumerate(records) if i not in held],
+                                                     l2, min_per_kind), 0.6)
             for i in held:
                 r = records[i]
                 for c, y in (("O", 1), ("U", 1), ("M", 0)):
@@ -160,30 +188,38 @@ def choose_l2(records: list[dict], min_per_kind: int = 10, folds: int = 5, seed:
         loss[l2] = round(total / n, 4)
     return min(loss, key=loss.get), loss
 
-def fit_calibration(records: list[dict], model: str, encoder: str, provenance: dict | None = None, min_per_kind: int = 10) -> Calibration:
-    "A Calibration fitted on dev-split study records (each L2 strength chosen by cross-validation on them)."
+# %% ../nbs/11a_reading_study.ipynb #39ff41b2
+def fit_calibration(records: list[dict], model: str, encoder: str, provenance: dict | None = None,
+                    min_per_kind: int = 10) -> Calibration:
+    """A Calibration fitted on dev-split study records (each L2 strength chosen by cross-validation
+    on them)."""
     l2, cv = choose_l2(records, min_per_kind)
-    counting = [(r["options"], r["answer"], np.array(r[c]["line_match"])) for r in records for c in ("O", "U") if question_kind(r["question"]) == "counting"]
+    counting = [(r["options"], r["answer"], np.array(r[c]["line_match"]))
+                for r in records for c in ("O", "U") if question_kind(r["question"]) == "counting"]
     thr = fit_count_threshold(counting) if counting else 0.6
     rows = answer_rows(records)
     a_l2, a_cv = choose_choice_l2(rows) if rows else (L2_GRID[0], {})
     return Calibration(model, encoder, _fit_kinds(records, l2, min_per_kind), thr,
-                       dict(provenance or {}, dev_questions=len(records), l2=l2, cv_log_loss={str(k): v for k, v in cv.items()},
-                            answer_l2=a_l2, answer_cv_log_loss={str(k): v for k, v in a_cv.items()}),
+                       dict(provenance or {}, dev_questions=len(records), l2=l2,
+                            cv_log_loss={str(k): v for k, v in cv.items()}, answer_l2=a_l2,
+                            answer_cv_log_loss={str(k): v for k, v in a_cv.items()}),
                        answer_by_kind=fit_answer_weights(rows, a_l2, min_per_kind))
 
 # %% ../nbs/11a_reading_study.ipynb #49c506af
 def answer_rows(records: list[dict], conditions=("O", "U")) -> list[tuple]:
-    """(kind, question id, per-option [gain, match], gold index) for each record and condition the weighted answer reads.
-    A negation question's gold option is the one the evidence points at least, so its measurements enter negated, under the kind 'negation'."""
+    """(kind, question id, per-option [gain, match], gold index) for each record and condition the
+    weighted answer reads. A negation question's gold option is the one the evidence points at
+    least, so its measurements enter negated, under the kind 'negation'."""
     rows = []
     for r in records:
         kind, sign = ("negation", -1.0) if is_negation(r["question"]) else (question_kind(r["question"]), 1.0)
         if kind == "counting" and count_answer(r["options"], [], 0.5) is not None: continue
         for c in conditions:
-            rows.append((kind, r["qid"], sign * np.c_[r[c]["gain"], r[c]["match"]], list(r["options"]).index(r["answer"])))
+            rows.append((kind, r["qid"], sign * np.c_[r[c]["gain"], r[c]["match"]],
+                         list(r["options"]).index(r["answer"])))
     return rows
 
+# %% ../nbs/11a_reading_study.ipynb #43982e40
 def _choice_loss(xs, gold, w, l2):
     nll, grad = 0.0, 2 * l2 * w
     for x, g in zip(xs, gold):
@@ -192,16 +228,19 @@ def _choice_loss(xs, gold, w, l2):
     return nll / len(xs) + l2 * w @ w, grad
 
 def fit_choice(rows: list[tuple], l2: float = 1e-2) -> dict:
-    "Non-negative weights (raw units) of a conditional logit of the gold option on [gain, match], measurements centred per question."
+    """Non-negative weights (raw units) of a conditional logit of the gold option on [gain, match],
+    measurements centred per question."""
     from scipy.optimize import minimize
     centred = [x - x.mean(0) for *_, x, _ in rows]
     sd = np.maximum(np.concatenate(centred).std(0), 1e-9)
     xs, gold = [x / sd for x in centred], [g for *_, g in rows]
-    w = minimize(lambda w: _choice_loss(xs, gold, w, l2), np.zeros(2), jac=True, method="L-BFGS-B", bounds=[(0, None), (0, None)]).x / sd
+    w = minimize(lambda w: _choice_loss(xs, gold, w, l2), np.zeros(2), jac=True, method="L-BFGS-B",
+                 bounds=[(0, None), (0, None)]).x / sd
     return dict(gain=round(float(w[0]), 4), match=round(float(w[1]), 4))
 
 def choose_choice_l2(rows: list[tuple], folds: int = 5, seed: int = 0) -> tuple[float, dict]:
-    "The L2 strength of L2_GRID whose fit (over all kinds) predicts held-out questions' gold options best (mean log-loss), and every strength's loss."
+    """The L2 strength of L2_GRID whose fit (over all kinds) predicts held-out questions' gold
+    options best (mean log-loss), and every strength's loss."""
     qids = sorted({q for _, q, *_ in rows})
     fold_of = {q: i % folds for i, q in enumerate(np.random.default_rng(seed).permutation(qids))}
     loss = {}
@@ -216,7 +255,8 @@ def choose_choice_l2(rows: list[tuple], folds: int = 5, seed: int = 0) -> tuple[
     return min(loss, key=loss.get), loss
 
 def fit_answer_weights(rows: list[tuple], l2: float, min_per_kind: int = 10) -> dict:
-    "{kind: {gain, match}}: one fit over all kinds ('any') and one per kind with at least 2 × min_per_kind rows."
+    """{kind: {gain, match}}: one fit over all kinds ('any') and one per kind with at least
+    2 × min_per_kind rows."""
     out = {"any": fit_choice(rows, l2)} if rows else {}
     for k in sorted({r[0] for r in rows} - {"any"}):
         mine = [r for r in rows if r[0] == k]
@@ -225,19 +265,26 @@ def fit_answer_weights(rows: list[tuple], l2: float, min_per_kind: int = 10) -> 
 
 # %% ../nbs/11a_reading_study.ipynb #748d16ae
 def auroc_ci(pos, neg, n_boot: int = 400, seed: int = 0) -> tuple[float, float, float]:
-    "AUROC of paired scores (pos[i], neg[i] from one question) and a bootstrap 95% interval over questions."
+    """AUROC of paired scores (pos[i], neg[i] from one question) and a bootstrap 95% interval over
+    questions."""
     pos, neg = np.asarray(pos, float), np.asarray(neg, float)
     rng, boots = np.random.default_rng(seed), []
     for _ in range(n_boot):
         i = rng.integers(0, len(pos), len(pos)); boots.append(auroc(pos[i], neg[i]))
-    return round(auroc(pos, neg), 3), round(float(np.nanpercentile(boots, 2.5)), 3), round(float(np.nanpercentile(boots, 97.5)), 3)
+    return (round(auroc(pos, neg), 3), round(float(np.nanpercentile(boots, 2.5)), 3),
+            round(float(np.nanpercentile(boots, 97.5)), 3))
 
 # %% ../nbs/11a_reading_study.ipynb #09544001
 ANSWER_READINGS = {
     "option_text": lambda rec, c, cal: answer_letter(rec[c], rec["question"], rec["options"], cal),
-    "option_text, gain only (no answer weights)": lambda rec, c, cal: answer_letter(rec[c], rec["question"], rec["options"], replace(cal, answer_by_kind={})),
-    "option_text, no negation or counting rule": lambda rec, c, cal: list(rec["options"])[int(np.argmax(rec[c]["gain"] if rec[c]["lines"] else rec[c]["prior"]))],
-    "listed options (the earlier answerer)": lambda rec, c, cal: list(rec["options"])[int(np.argmax(rec[c]["listed_gain"]))],
+    "option_text, gain only (no answer weights)":
+        lambda rec, c, cal: answer_letter(rec[c], rec["question"], rec["options"],
+                                          replace(cal, answer_by_kind={})),
+    "option_text, no negation or counting rule":
+        lambda rec, c, cal: list(rec["options"])[
+            int(np.argmax(rec[c]["gain"] if rec[c]["lines"] else rec[c]["prior"]))],
+    "listed options (the earlier answerer)":
+        lambda rec, c, cal: list(rec["options"])[int(np.argmax(rec[c]["listed_gain"]))],
 }
 
 def _groups(records: list[dict], by_type: bool):
@@ -250,16 +297,19 @@ def answer_table(records: list[dict], cal: Calibration, by_type: bool = False) -
     rows = []
     for name, read in ANSWER_READINGS.items():
         for g, rs in _groups(records, by_type):
-            row = dict(reading=name, type=g, n=len(rs), chance=round(float(np.mean([1 / len(r["options"]) for r in rs])), 3))
+            row = dict(reading=name, type=g, n=len(rs),
+                       chance=round(float(np.mean([1 / len(r["options"]) for r in rs])), 3))
             for c in CONDITIONS:
                 k = sum(read(r, c, cal) == r["answer"] for r in rs)
-                row[c] = round(k / len(rs), 3); row[f"{c} 95%"] = tuple(round(x, 3) for x in wilson(k, len(rs)))
+                row[c] = round(k / len(rs), 3)
+                row[f"{c} 95%"] = tuple(round(x, 3) for x in wilson(k, len(rs)))
             rows.append(row)
     return pd.DataFrame(rows)
 
 # %% ../nbs/11a_reading_study.ipynb #32df0110
 def rho_of(rec, c, cal: Calibration, rubric: bool = True) -> float:
-    "ρ of the gain_match reading for one record and condition: the question's kind calibration (rubric) or the one over all kinds."
+    """ρ of the gain_match reading for one record and condition: the question's kind calibration
+    (rubric) or the one over all kinds."""
     kind = question_kind(rec["question"]) if rubric else "any"
     return float(np.max(cal.z(kind, rec[c]["gain"], rec[c]["match"])))
 
@@ -270,8 +320,10 @@ SCORES = {
     "best match alone": lambda rec, c, cal: max(rec[c]["match"]),
 }
 
-def verifier_table(records: list[dict], cal: Calibration, tau: float = 0.7, by_type: bool = False) -> pd.DataFrame:
-    "AUROC of each score for O vs M and U vs M, and the share at or above τ under O, M, U, N (calibrated scores only)."
+def verifier_table(records: list[dict], cal: Calibration, tau: float = 0.7,
+                   by_type: bool = False) -> pd.DataFrame:
+    """AUROC of each score for O vs M and U vs M, and the share at or above τ under O, M, U, N
+    (calibrated scores only)."""
     rows = []
     for name, score in SCORES.items():
         for g, rs in _groups(records, by_type):
@@ -281,34 +333,43 @@ def verifier_table(records: list[dict], cal: Calibration, tau: float = 0.7, by_t
                 a, lo, hi = auroc_ci(s[pos], s["M"])
                 row[f"AUROC {pos}>M"], row[f"{pos}>M 95%"] = a, (lo, hi)
             calibrated = name.startswith("gain_match")
-            for c in ("O", "U", "M", "N"): row[f"sufficient {c}"] = round(float(np.mean(s[c] >= tau)), 3) if calibrated else None
+            for c in ("O", "U", "M", "N"):
+                row[f"sufficient {c}"] = round(float(np.mean(s[c] >= tau)), 3) if calibrated else None
             rows.append(row)
     return pd.DataFrame(rows)
 
 # %% ../nbs/11a_reading_study.ipynb #7c26d6c5
-def selection_table(questions: list[dict], pool: RubricPool, cfg: RevealConfig, llm=None) -> pd.DataFrame:
-    "Share of questions whose selected criteria all fit the question's type (or apply to any question): by form, and generated when `llm` is given."
-    fits = lambda names, t: all(t in pool.by_name[n].applies_to or "any" in pool.by_name[n].applies_to for n in names)
-    picks = {"question_form": [select_by_form(q["question"], pool, cfg.max_selected_criteria)[0] for q in questions]}
+def selection_table(questions: list[dict], pool: RubricPool, cfg: RevealConfig,
+                    llm=None) -> pd.DataFrame:
+    """Share of questions whose selected criteria all fit the question's type (or apply to any
+    question): by form, and generated when `llm` is given."""
+    fits = lambda names, t: all(t in pool.by_name[n].applies_to
+                                or "any" in pool.by_name[n].applies_to for n in names)
+    picks = {"question_form": [select_by_form(q["question"], pool, cfg.max_selected_criteria)[0]
+                               for q in questions]}
     if llm is not None:
-        res = llm.chat_batch([select_request(q["question"], q["options"], pool, cfg) for q in questions], strict=False)
+        res = llm.chat_batch([select_request(q["question"], q["options"], pool, cfg)
+                              for q in questions], strict=False)
         picks["generate (call 1)"] = [parse_selection(r, pool)[0] for r in res]
     rows = []
     for name, sel in picks.items():
         for t in ["all"] + sorted({q["type"] for q in questions}):
             ok = [fits(s, q["type"]) for s, q in zip(sel, questions) if t in ("all", q["type"])]
-            rows.append(dict(selection=name, type=t, n=len(ok), fit=round(float(np.mean(ok)), 3), **{"95%": tuple(round(x, 3) for x in wilson(sum(ok), len(ok)))}))
+            rows.append(dict(selection=name, type=t, n=len(ok), fit=round(float(np.mean(ok)), 3),
+                             **{"95%": tuple(round(x, 3) for x in wilson(sum(ok), len(ok)))}))
     return pd.DataFrame(rows)
 
 # %% ../nbs/11a_reading_study.ipynb #5eb80189
-def calibrate(llm, enc, out, per_type: int = 20, seeds=(0, 1, 2), size: str = "small", folder="runs/readings", progress: bool = True) -> Calibration:
+def calibrate(llm, enc, out, per_type: int = 20, seeds=(0, 1, 2), size: str = "small",
+              folder="runs/readings", progress: bool = True) -> Calibration:
     "Measure the dev split and write the fitted calibration to `out`."
     from reveal_nb.readings import save_calibration
     from reveal_nb.synth import GENERATOR_VERSION
     qs = study_questions("dev", per_type, seeds, size)
     recs = measure(llm, enc, qs, progress, records_path(folder, llm, enc, "dev", size, seeds))
-    cal = fit_calibration(recs, llm.model_name, enc.spec, dict(split="dev", size=size, seeds=list(seeds), per_type=per_type,
-                                                               generator_version=GENERATOR_VERSION, made=time.strftime("%Y-%m-%d")))
+    cal = fit_calibration(recs, llm.model_name, enc.spec,
+                          dict(split="dev", size=size, seeds=list(seeds), per_type=per_type,
+                               generator_version=GENERATOR_VERSION, made=time.strftime("%Y-%m-%d")))
     save_calibration(cal, out)
     return cal
 
@@ -316,28 +377,41 @@ def calibrate(llm, enc, out, per_type: int = 20, seeds=(0, 1, 2), size: str = "s
 def _md(df: pd.DataFrame) -> str:
     return df.astype(str).to_markdown(index=False)
 
-def write_study(llm, enc, cal: Calibration, cal_name: str, out_dir="figures", per_type: int = 20, seeds=(0, 1, 2), size: str = "small",
-                folder="runs/readings", tau: float = 0.7, pool: RubricPool | None = None, cfg: RevealConfig | None = None, progress: bool = True,
-                slow_per_type: int = 0) -> dict:
-    "Measure the test split (the slow readings on `slow_per_type` per type) and write reading_study.{md,csv,json}; returns the tables."
+def write_study(llm, enc, cal: Calibration, cal_name: str, out_dir="figures", per_type: int = 20,
+                seeds=(0, 1, 2), size: str = "small", folder="runs/readings", tau: float = 0.7,
+                pool: RubricPool | None = None, cfg: RevealConfig | None = None,
+                progress: bool = True, slow_per_type: int = 0) -> dict:
+    """Measure the test split (the slow readings on `slow_per_type` per type) and write
+    reading_study.{md,csv,json}; returns the tables."""
     from reveal_nb.rubrics import pool_for
     cfg = cfg or RevealConfig(); pool = pool or pool_for(cfg)
     qs = study_questions("test", per_type, seeds, size)
     recs = measure(llm, enc, qs, progress, records_path(folder, llm, enc, "test", size, seeds))
-    tables = dict(answer=answer_table(recs, cal), answer_by_type=answer_table(recs, cal, by_type=True),
-                  verifier=verifier_table(recs, cal, tau), verifier_by_type=verifier_table(recs, cal, tau, by_type=True),
+    tables = dict(answer=answer_table(recs, cal),
+                  answer_by_type=answer_table(recs, cal, by_type=True),
+                  verifier=verifier_table(recs, cal, tau),
+                  verifier_by_type=verifier_table(recs, cal, tau, by_type=True),
                   selection=selection_table(qs, pool, cfg, llm))
     if slow_per_type:
-        sq = [q for t in sorted({q["type"] for q in qs}) for q in [x for x in qs if x["type"] == t][:slow_per_type]]
-        tables["slow_verifier_readings"] = slow_table(measure_slow(llm, enc, sq, pool, cfg, progress, Path(folder) / f"slow-{records_path(folder, llm, enc, 'test', size, seeds).name}"), tau)
+        sq = [q for t in sorted({q["type"] for q in qs})
+              for q in [x for x in qs if x["type"] == t][:slow_per_type]]
+        tables["slow_verifier_readings"] = slow_table(measure_slow(
+            llm, enc, sq, pool, cfg, progress,
+            Path(folder) / f"slow-{records_path(folder, llm, enc, 'test', size, seeds).name}"), tau)
     per_q = {k: round(float(np.mean([r["seconds"][k] for r in recs])) / 4, 3) for k in ("plain", "listed")}
-    head = dict(backbone=llm.model_name, encoder=enc.spec, calibration=cal_name, calibration_fitted_on=cal.provenance, rubric_pool=pool.name,
-                split="test", size=size, seeds=list(seeds), n=len(recs), types=len({r["type"] for r in recs}), tau=tau,
-                model_seconds_per_read=per_q)
+    head = dict(backbone=llm.model_name, encoder=enc.spec, calibration=cal_name,
+                calibration_fitted_on=cal.provenance, rubric_pool=pool.name, split="test",
+                size=size, seeds=list(seeds), n=len(recs), types=len({r["type"] for r in recs}),
+                tau=tau, model_seconds_per_read=per_q)
     out_dir = Path(out_dir)
-    md = [f"# Reading study (chapter 11a)\n\n" + "; ".join(f"{k}: {v}" for k, v in head.items()) + "\n"]
+    md = [f"# Reading study (chapter 11a)\n\n"
+          + "; ".join(f"{k}: {v}" for k, v in head.items()) + "\n"]
     for name, df in tables.items(): md.append(f"## {name}\n\n{_md(df)}\n")
     atomic_write_text(out_dir / "reading_study.md", "\n".join(md))
-    atomic_write_text(out_dir / "reading_study.csv", pd.concat([df.assign(table=k) for k, df in tables.items()]).to_csv(index=False))
-    atomic_write_json(out_dir / "reading_study.json", dict(head, **{k: json.loads(df.to_json(orient="records")) for k, df in tables.items()}))
+    atomic_write_text(out_dir / "reading_study.csv",
+                      pd.concat([df.assign(table=k) for k, df in tables.items()])
+                      .to_csv(index=False))
+    atomic_write_json(out_dir / "reading_study.json",
+                      dict(head, **{k: json.loads(df.to_json(orient="records"))
+                                    for k, df in tables.items()}))
     return dict(head=head, **tables)
