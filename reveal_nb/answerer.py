@@ -16,7 +16,8 @@ __all__ = ['ANSWER_PROMPT', 'ANSWER_SYSTEM', 'letter_request', 'answer_letters',
            'token_counter', 'evenly_within', 'direct_input']
 
 # %% ../nbs/11b_answerer.ipynb #5e95317c
-ANSWER_PROMPT = string.Template("Evidence from the video:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
+ANSWER_PROMPT = string.Template("Evidence from the video:\n$evidence\n\n"
+                                "Question: $question\nOptions:\n$options\n\n"
                                 "Answer with the letter of the correct option.")
 ANSWER_SYSTEM = "You answer multiple-choice questions about a video from the evidence given."
 
@@ -24,42 +25,54 @@ def letter_request(question: str, options: dict, evidence: str, images=()) -> Ch
     "The answerer's constrained-letter call for any evidence text (empty = no evidence)."
     schema = {"type": "object", "additionalProperties": False, "required": ["answer"],
               "properties": {"answer": {"type": "string", "enum": list(options)}}}
-    prompt = ANSWER_PROMPT.substitute(evidence=evidence or "(no evidence)", question=question, options=format_options(options))
-    return ChatRequest([{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": prompt}], role="answerer",
+    prompt = ANSWER_PROMPT.substitute(evidence=evidence or "(no evidence)", question=question,
+                                      options=format_options(options))
+    return ChatRequest([{"role": "system", "content": ANSWER_SYSTEM},
+                        {"role": "user", "content": prompt}], role="answerer",
                        schema=schema, max_new_tokens=16, images=list(images))
 
 # %% ../nbs/11b_answerer.ipynb #28f25ec0
-def answer_letters(llm, enc, cfg: RevealConfig, jobs: list[dict], readings: RunReadings | None = None, images=None) -> list[dict]:
-    """The answer for each job {question, options, evidence, cache?}: {reading, letter (None if unusable), note, calls, ...}.
+def answer_letters(llm, enc, cfg: RevealConfig, jobs: list[dict],
+                   readings: RunReadings | None = None, images=None) -> list[dict]:
+    """The answer for each job {question, options, evidence, cache?}: {reading, letter (None if
+    unusable), note, calls, ...}.
     One batched call; `images[i]`, if given, go with job i to a vision-capable backbone."""
     readings = readings or run_readings(cfg, llm, enc)
     if readings.answer == "generate":
-        reqs = [letter_request(j["question"], j["options"], j["evidence"], images[i] if images else ()) for i, j in enumerate(jobs)]
-        return [dict(reading="generate", letter=r.parsed["answer"] if r.ok else None, note="" if r.ok else f"reply unusable: {r.error}",
-                     calls=[call_record(r)]) for r in llm.chat_batch(reqs, strict=False)]
+        reqs = [letter_request(j["question"], j["options"], j["evidence"],
+                               images[i] if images else ()) for i, j in enumerate(jobs)]
+        return [dict(reading="generate", letter=r.parsed["answer"] if r.ok else None,
+                     note="" if r.ok else f"reply unusable: {r.error}", calls=[call_record(r)])
+                for r in llm.chat_batch(reqs, strict=False)]
     out = []
     for j, r in zip(jobs, read_options(llm, enc, jobs, role="answerer")):
         letter = answer_letter(r, j["question"], j["options"], readings.calibration)
-        out.append(dict(reading="option_text", letter=letter, gains={l: round(float(g), 4) for l, g in zip(j["options"], r["gain"])},
+        out.append(dict(reading="option_text", letter=letter,
+                        gains={l: round(float(g), 4) for l, g in zip(j["options"], r["gain"])},
                         note="", calls=r["calls"]))
     return out
 
 # %% ../nbs/11b_answerer.ipynb #ea76a07f
 def frames_for_answer(video, duration: float, spans: list, cfg: RevealConfig) -> list:
-    "Frames for a vision-capable answerer: uniform over a short video, inside the evidence spans of a long one."
+    """Frames for a vision-capable answerer: uniform over a short video, inside the evidence spans
+    of a long one."""
     from reveal_nb.video import frames_in_span
     spans = [(0.0, duration)] if duration <= cfg.short_video_seconds or not spans else spans
     per = max(1, cfg.max_answer_frames // len(spans))
-    frames = [f for a, b in spans for f in frames_in_span(video, a, b, fps=cfg.answer_fps, max_frames=per, max_side=cfg.decode_max_side)[1]]
+    frames = [f for a, b in spans
+              for f in frames_in_span(video, a, b, fps=cfg.answer_fps, max_frames=per,
+                                      max_side=cfg.decode_max_side)[1]]
     return frames[:cfg.max_answer_frames]
 
 # %% ../nbs/11b_answerer.ipynb #b0e6e09c
 def caption_track(captions=None, subtitles=None, subtitles_offset: float = 0.0) -> list[dict]:
-    "The provided narration and the speech (as quotes), merged in time order: what a text model can read of a video."
+    """The provided narration and the speech (as quotes), merged in time order: what a text model
+    can read of a video."""
     from reveal_nb.video import load_text_track
     lines = list(load_text_track(captions)) if captions else []
     if subtitles:
-        lines += [l | dict(text=f'Someone says: "{l["text"]}"') for l in load_text_track(subtitles, offset=subtitles_offset)]
+        lines += [l | dict(text=f'Someone says: "{l["text"]}"')
+                  for l in load_text_track(subtitles, offset=subtitles_offset)]
     return sorted(lines, key=lambda l: (l["start"], l["end"]))
 
 def token_counter(llm):
@@ -69,8 +82,11 @@ def token_counter(llm):
     return (lambda s: -(-len(s) // 4)), "4 characters a token"
 
 def evenly_within(sizes: list[int], budget: int) -> list[int]:
-    "Indices of the most evenly spaced items over the whole list whose sizes sum to at most `budget`."
-    def pick(n): return sorted(set(np.linspace(0, len(sizes) - 1, n).round().astype(int).tolist())) if n else []
+    """Indices of the most evenly spaced items over the whole list whose sizes sum to at most
+    `budget`."""
+    def pick(n):
+        return (sorted(set(np.linspace(0, len(sizes) - 1, n).round().astype(int).tolist())) if n
+                else [])
     lo, hi = 0, len(sizes)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -80,22 +96,28 @@ def evenly_within(sizes: list[int], budget: int) -> list[int]:
 
 # %% ../nbs/11b_answerer.ipynb #b73638fe
 def direct_input(item, llm, cfg: RevealConfig) -> dict:
-    """What the direct baseline reads of `item`'s whole video: frames at 1 fps capped at `direct_frame_cap` for a
-    backbone that sees, else the caption track within `direct_token_budget`. {kind, pieces, images, described}."""
+    """What the direct baseline reads of `item`'s whole video: frames at 1 fps capped at
+    `direct_frame_cap` for a backbone that sees, else the caption track within
+    `direct_token_budget`. {kind, pieces, images, described}."""
     from reveal_nb.core import mmss
     if getattr(llm, "is_vlm", False):
         from reveal_nb.video import frames_in_span
-        times, frames = frames_in_span(item.video_path, 0.0, item.duration or 1e9, fps=1.0, max_frames=cfg.direct_frame_cap,
+        times, frames = frames_in_span(item.video_path, 0.0, item.duration or 1e9, fps=1.0,
+                                       max_frames=cfg.direct_frame_cap,
                                        max_side=cfg.decode_max_side)
         return dict(kind="frames", pieces=[], images=list(frames),
-                    described=dict(input="frames of the whole video at 1 fps", frames=len(frames), cap=cfg.direct_frame_cap))
+                    described=dict(input="frames of the whole video at 1 fps", frames=len(frames),
+                                   cap=cfg.direct_frame_cap))
     offset = float(item.extra.get("starting_timestamp_for_subtitles") or 0.0)
     track = caption_track(item.captions_path, item.subtitles_path, offset)
     count, counted_by = token_counter(llm)
     texts = [f"[{mmss(l['start'])}-{mmss(l['end'])}] (L1) {l['text']}" for l in track]
     keep = evenly_within([count(t) + 1 for t in texts], cfg.direct_token_budget)
-    pieces = [dict(id=f"track-{i:05d}", text=track[i]["text"], level=1, start=float(track[i]["start"]), end=float(track[i]["end"]),
-                   query="caption track (direct)", found_by=["caption track (direct)"], score=0.0) for i in keep]
+    pieces = [dict(id=f"track-{i:05d}", text=track[i]["text"], level=1,
+                   start=float(track[i]["start"]), end=float(track[i]["end"]),
+                   query="caption track (direct)",
+                   found_by=["caption track (direct)"], score=0.0) for i in keep]
     return dict(kind="caption track", pieces=pieces, images=None,
-                described=dict(input="caption track of the whole video", lines=len(keep), of_lines=len(track),
-                               tokens=sum(count(texts[i]) + 1 for i in keep), budget=cfg.direct_token_budget, counted_by=counted_by))
+                described=dict(input="caption track of the whole video", lines=len(keep),
+                               of_lines=len(track), tokens=sum(count(texts[i]) + 1 for i in keep),
+                               budget=cfg.direct_token_budget, counted_by=counted_by))
