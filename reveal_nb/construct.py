@@ -7,10 +7,13 @@ from __future__ import annotations
 import hashlib, json, re, string, time
 from pathlib import Path
 import numpy as np
-from .core import RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc, mmss, read_jsonl_records, with_overrides
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc,
+                            mmss, read_jsonl_records, with_overrides)
 from .models import ChatRequest
-from .rubrics import QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool, pool_for, save_pool
-from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .rubrics import (QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool,
+                               pool_for, save_pool)
+from .verifier import (gain_match_batch, norubric_batch, parse_selection, select_request,
+                                verify_batch)
 from .readings import run_readings, select_by_form
 from .planner import format_options
 from .answerer import answer_letters
@@ -30,11 +33,14 @@ def candidate_query(item) -> str:
     return item.question + " " + " ".join(item.options.values())
 
 def gather_candidates(item, mem, enc, cfg: RevealConfig) -> list[dict]:
-    "The L1 @ construct_top_l1, L2 @ construct_top_l2 and all L3 items for `item`, in time order within each level."
+    """The L1 @ construct_top_l1, L2 @ construct_top_l2 and all L3 items for `item`, in time order
+    within each level."""
     n3 = mem.indexes[3].ntotal if 3 in mem.indexes else 0
-    ccfg = with_overrides(cfg, {"top_k_l1": cfg.construct_top_l1, "top_k_l2": cfg.construct_top_l2, "top_k_l3": min(1000, n3)})
+    ccfg = with_overrides(cfg, {"top_k_l1": cfg.construct_top_l1, "top_k_l2": cfg.construct_top_l2,
+                                "top_k_l3": min(1000, n3)})
     hits = mem.search_text(enc.encode([candidate_query(item)]), ccfg)[0]
-    cands = [dict(id=h["id"], level=h["level"], start=h["start"], end=h["end"], text=h["text"], score=round(h["score"], 4)) for h in hits]
+    cands = [dict(id=h["id"], level=h["level"], start=h["start"], end=h["end"], text=h["text"],
+                  score=round(h["score"], 4)) for h in hits]
     return sorted(cands, key=lambda c: (c["level"], c["start"]))
 
 # %% ../nbs/14_construct.ipynb #0a44bad7
@@ -45,39 +51,53 @@ def ground_truth_labels(item, cands: list[dict]) -> dict:
     l1 = [c for c in cands if c["level"] == 1]
     groups = item.extra.get("evidence_groups") or [[iv] for iv in item.evidence]
     pos = [c["id"] for c in l1 if any(_overlaps(c, iv) for iv in item.evidence)]
-    neg = [c["id"] for c in l1 if c["id"] not in pos and any(_overlaps(c, iv) for iv in item.misleading)]
+    neg = [c["id"] for c in l1
+           if c["id"] not in pos and any(_overlaps(c, iv) for iv in item.misleading)]
     note = ""
     if not item.misleading and len(groups) > 1:
         last = groups[-1]
         neg = [c["id"] for c in l1 if c["id"] in pos and not any(_overlaps(c, iv) for iv in last)]
-        note = "no misleading intervals: E- is the decisive chain without its last group (incomplete)"
+        note = ("no misleading intervals: E- is the decisive chain without its last group "
+                "(incomplete)")
     return dict(positive=pos, negative=neg, note=note)
 
 # %% ../nbs/14_construct.ipynb #7849f614
-TEACHER_SYSTEM = "You label evidence from a video for a multiple-choice question whose correct answer you are told. Reply with JSON only."
+TEACHER_SYSTEM = ("You label evidence from a video for a multiple-choice question whose correct "
+                  "answer you are told. Reply with JSON only.")
 TEACHER_PROMPT = string.Template(
-    "Question: $question\nOptions:\n$options\nCorrect answer: $answer\n\nCandidate evidence:\n$candidates\n\n"
-    "Give the numbers of the candidates that hold the information deciding the correct answer (decisive), and the numbers of "
-    "those about the same topic that miss what decides it - the action, the order, the relation, the cause or the exclusion (misleading).")
+    "Question: $question\nOptions:\n$options\nCorrect answer: $answer\n\n"
+    "Candidate evidence:\n$candidates\n\n"
+    "Give the numbers of the candidates that hold the information deciding the correct answer "
+    "(decisive), and the numbers of those about the same topic that miss what decides it - the "
+    "action, the order, the relation, the cause or the exclusion (misleading).")
 
 def candidate_lines(cands: list[dict]) -> str:
-    return "\n".join(f"{i + 1}. [{mmss(c['start'])}-{mmss(c['end'])}] (L{c['level']}) {c['text']}" for i, c in enumerate(cands))
+    return "\n".join(f"{i + 1}. [{mmss(c['start'])}-{mmss(c['end'])}] (L{c['level']}) {c['text']}"
+                     for i, c in enumerate(cands))
 
 def teacher_request(item, cands: list[dict]) -> ChatRequest:
     "One call: the decisive and the misleading candidates, by number."
-    nums = {"type": "array", "maxItems": len(cands), "items": {"type": "string", "enum": [str(i + 1) for i in range(len(cands))]}}
-    schema = {"type": "object", "additionalProperties": False, "required": ["decisive", "misleading"],
+    nums = {"type": "array", "maxItems": len(cands),
+            "items": {"type": "string", "enum": [str(i + 1) for i in range(len(cands))]}}
+    schema = {"type": "object", "additionalProperties": False,
+              "required": ["decisive", "misleading"],
               "properties": {"decisive": nums, "misleading": nums}}
     prompt = TEACHER_PROMPT.substitute(question=item.question, options=format_options(item.options),
-                                       answer=f"{item.answer}. {item.options[item.answer]}", candidates=candidate_lines(cands))
-    return ChatRequest([{"role": "system", "content": TEACHER_SYSTEM}, {"role": "user", "content": prompt}], role="teacher",
+                                       answer=f"{item.answer}. {item.options[item.answer]}",
+                                       candidates=candidate_lines(cands))
+    return ChatRequest([{"role": "system", "content": TEACHER_SYSTEM},
+                        {"role": "user", "content": prompt}], role="teacher",
                        schema=schema, max_new_tokens=40 + 10 * len(cands))
 
+# %% ../nbs/14_construct.ipynb #e2b2ea63
 def parse_teacher(result, cands: list[dict]) -> dict:
-    "{positive, negative, note} from the teacher's reply (a candidate named in both lists counts as decisive)."
-    if not result.ok: return dict(positive=[], negative=[], note=f"teacher reply unusable: {result.error}")
+    """{positive, negative, note} from the teacher's reply (a candidate named in both lists counts
+    as decisive)."""
+    if not result.ok:
+        return dict(positive=[], negative=[], note=f"teacher reply unusable: {result.error}")
     pos = list(dict.fromkeys(cands[int(n) - 1]["id"] for n in result.parsed["decisive"]))
-    neg = [i for i in dict.fromkeys(cands[int(n) - 1]["id"] for n in result.parsed["misleading"]) if i not in pos]
+    neg = [i for i in dict.fromkeys(cands[int(n) - 1]["id"] for n in result.parsed["misleading"])
+           if i not in pos]
     return dict(positive=pos, negative=neg, note="")
 
 def label_agreement(labels: dict, truth: dict, cands: list[dict]) -> dict:
@@ -85,25 +105,33 @@ def label_agreement(labels: dict, truth: dict, cands: list[dict]) -> dict:
     l1 = {c["id"] for c in cands if c["level"] == 1}
     said, true = set(labels["positive"]) & l1, set(truth["positive"])
     hit = len(said & true)
-    return dict(precision=hit / len(said) if said else None, recall=hit / len(true) if true else None, said=len(said), true=len(true))
+    return dict(precision=hit / len(said) if said else None,
+                recall=hit / len(true) if true else None, said=len(said), true=len(true))
 
 # %% ../nbs/14_construct.ipynb #fafaac6e
 def evidence_of(cands: list[dict], ids) -> str:
     "The evidence text of the chosen candidates, in time order, one line each."
     ids = set(ids)
     chosen = sorted((c for c in cands if c["id"] in ids), key=lambda c: (c["start"], c["level"]))
-    return "\n".join(f"[{mmss(c['start'])}-{mmss(c['end'])}] (L{c['level']}) {c['text']}" for c in chosen)
+    return "\n".join(f"[{mmss(c['start'])}-{mmss(c['end'])}] (L{c['level']}) {c['text']}"
+                     for c in chosen)
 
 def answer_three_ways(llm, pairs: list[dict], cfg: RevealConfig, enc=None) -> list[dict]:
-    """The answer model's choice with E+, without evidence and with E- for each pair {question, options, positive, negative}, read as the
-    run's family reads answers (`answerer.answer_letters`). 'supported': the evidence raised the chosen option's likelihood (always True when generated)."""
-    jobs = [dict(question=p["question"], options=p["options"], evidence=ev, cache=cache) for p in pairs for cache in [{}] for ev in (p["positive"], "", p["negative"])]
+    """The answer model's choice with E+, without evidence and with E- for each pair {question,
+    options, positive, negative}, read as the run's family reads answers
+    (`answerer.answer_letters`). 'supported': the evidence raised the chosen option's likelihood
+    (always True when generated)."""
+    jobs = [dict(question=p["question"], options=p["options"], evidence=ev, cache=cache)
+            for p in pairs for cache in [{}] for ev in (p["positive"], "", p["negative"])]
     got = answer_letters(llm, enc, cfg, jobs)
     def read(a, with_evidence=True):
         gains = a.get("gains")
-        return dict(letter=a["letter"], supported=bool(gains[a["letter"]] > 0) if gains and with_evidence and a["letter"] else True,
+        return dict(letter=a["letter"],
+                    supported=(bool(gains[a["letter"]] > 0)
+                               if gains and with_evidence and a["letter"] else True),
                     **({"gains": {l: round(g, 3) for l, g in gains.items()}} if gains else {}))
-    return [dict(reading=got[3 * i]["reading"], positive=read(got[3 * i]), without=read(got[3 * i + 1], False), negative=read(got[3 * i + 2]))
+    return [dict(reading=got[3 * i]["reading"], positive=read(got[3 * i]),
+                 without=read(got[3 * i + 1], False), negative=read(got[3 * i + 2]))
             for i in range(len(pairs))]
 
 def filter_verdict(gold: str, answers: dict) -> dict:
@@ -111,83 +139,128 @@ def filter_verdict(gold: str, answers: dict) -> dict:
     reasons = []
     if answers["positive"]["letter"] != gold: reasons.append("wrong with E+")
     if answers["without"]["letter"] == gold: reasons.append("right without evidence")
-    if answers["negative"]["letter"] == gold and answers["negative"]["supported"]: reasons.append("right and supported with E-")
+    if answers["negative"]["letter"] == gold and answers["negative"]["supported"]:
+        reasons.append("right and supported with E-")
     return dict(keep=not reasons, reasons=reasons)
 
 # %% ../nbs/14_construct.ipynb #9c364a4f
-def _job(p, which, criteria, cache): return dict(question=p["question"], options=p["options"], criteria=criteria, evidence=p[which], cache=cache)
+def _job(p, which, criteria, cache):
+    return dict(question=p["question"], options=p["options"], criteria=criteria,
+                evidence=p[which], cache=cache)
 
-def judge_pairs(llm, pairs: list[dict], pool: RubricPool | None, cfg: RevealConfig, verifier: str = "rubric", enc=None) -> list[dict]:
-    "ρ and the verdict with E+ and with E- for each pair, by the rubric verifier with `pool` or by the no-rubric one (the run's family of readings)."
+def judge_pairs(llm, pairs: list[dict], pool: RubricPool | None, cfg: RevealConfig,
+                verifier: str = "rubric", enc=None) -> list[dict]:
+    """ρ and the verdict with E+ and with E- for each pair, by the rubric verifier with `pool` or by
+    the no-rubric one (the run's family of readings)."""
     readings = run_readings(cfg, llm, enc)
     if verifier == "no_rubric":
         crit, caches = [[] for _ in pairs], [{} for _ in pairs]
         if readings.family == "likelihood":
-            vp, vn = (gain_match_batch(llm, enc, [_job(p, side, None, k) for p, k in zip(pairs, caches)], None, cfg, readings.calibration, analyse=False)
+            vp, vn = (gain_match_batch(llm, enc,
+                                       [_job(p, side, None, k) for p, k in zip(pairs, caches)],
+                                       None, cfg, readings.calibration, analyse=False)
                       for side in ("positive", "negative"))
         else:
-            vp = norubric_batch(llm, [_job(p, "positive", [], {}) for p in pairs], keep_analysis=False)
-            vn = norubric_batch(llm, [_job(p, "negative", [], {}) for p in pairs], keep_analysis=False)
+            vp = norubric_batch(llm, [_job(p, "positive", [], {}) for p in pairs],
+                                keep_analysis=False)
+            vn = norubric_batch(llm, [_job(p, "negative", [], {}) for p in pairs],
+                                keep_analysis=False)
     else:
-        if readings.selection == "question_form": crit = [select_by_form(p["question"], pool, cfg.max_selected_criteria)[0] for p in pairs]
-        else: crit = [parse_selection(r, pool)[0] for r in llm.chat_batch([select_request(p["question"], p["options"], pool, cfg) for p in pairs], strict=False)]
+        if readings.selection == "question_form":
+            crit = [select_by_form(p["question"], pool, cfg.max_selected_criteria)[0]
+                    for p in pairs]
+        else:
+            crit = [parse_selection(r, pool)[0] for r in llm.chat_batch(
+                [select_request(p["question"], p["options"], pool, cfg) for p in pairs],
+                strict=False)]
         caches = [{} for _ in pairs]
-        vp = verify_batch(llm, [_job(p, "positive", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False, enc=enc, readings=readings)
-        vn = verify_batch(llm, [_job(p, "negative", c, k) for p, c, k in zip(pairs, crit, caches)], pool, cfg, analyse=False, enc=enc, readings=readings)
-    return [dict(qid=p["qid"], criteria=c, rho_positive=round(a.rho, 4), rho_negative=round(b.rho, 4),
-                 sufficient_positive=a.sufficient, sufficient_negative=b.sufficient) for p, c, a, b in zip(pairs, crit, vp, vn)]
+        vp = verify_batch(llm, [_job(p, "positive", c, k) for p, c, k in zip(pairs, crit, caches)],
+                          pool, cfg, analyse=False, enc=enc, readings=readings)
+        vn = verify_batch(llm, [_job(p, "negative", c, k) for p, c, k in zip(pairs, crit, caches)],
+                          pool, cfg, analyse=False, enc=enc, readings=readings)
+    return [dict(qid=p["qid"], criteria=c, rho_positive=round(a.rho, 4),
+                 rho_negative=round(b.rho, 4), sufficient_positive=a.sufficient,
+                 sufficient_negative=b.sufficient)
+            for p, c, a, b in zip(pairs, crit, vp, vn)]
 
+# %% ../nbs/14_construct.ipynb #d6aca435
 def judged_right(j: dict) -> bool: return j["sufficient_positive"] and not j["sufficient_negative"]
 
 def pair_metrics(judged: list[dict]) -> dict:
-    "n pairs, accuracy over the 2n judgements, AUROC of ρ (E+ vs E-), and how often each text was called sufficient."
-    if not judged: return dict(n=0, accuracy=None, auroc=None, sufficient_positive=None, sufficient_negative=None)
+    """n pairs, accuracy over the 2n judgements, AUROC of ρ (E+ vs E-), and how often each text was
+    called sufficient."""
+    if not judged:
+        return dict(n=0, accuracy=None, auroc=None, sufficient_positive=None,
+                    sufficient_negative=None)
     sp, sn = [j["sufficient_positive"] for j in judged], [j["sufficient_negative"] for j in judged]
     return dict(n=len(judged), accuracy=round(float(np.mean(sp + [not s for s in sn])), 4),
-                auroc=round(auroc([j["rho_positive"] for j in judged], [j["rho_negative"] for j in judged]), 4),
-                sufficient_positive=round(float(np.mean(sp)), 4), sufficient_negative=round(float(np.mean(sn)), 4))
+                auroc=round(auroc([j["rho_positive"] for j in judged],
+                                  [j["rho_negative"] for j in judged]), 4),
+                sufficient_positive=round(float(np.mean(sp)), 4),
+                sufficient_negative=round(float(np.mean(sn)), 4))
 
 # %% ../nbs/14_construct.ipynb #d79aed4e
 EDIT_OPS = ("add", "rewrite", "decompose", "delete", "reweight")
 EDIT_WEIGHTS = (0.25, 0.5, 0.75, 1.0)
-PROPOSE_SYSTEM = "You refine a rubric: criteria that decide whether evidence from a video is sufficient to answer a question. Reply with JSON only."
+PROPOSE_SYSTEM = ("You refine a rubric: criteria that decide whether evidence from a video is "
+                  "sufficient to answer a question. Reply with JSON only.")
 PROPOSE_PROMPT = string.Template(
     "Question ($kind): $question\nOptions:\n$options\nCorrect answer: $answer\n\n"
-    "Decisive evidence (sufficient):\n$positive\n\nMisleading evidence (on topic, not sufficient):\n$negative\n\n"
+    "Decisive evidence (sufficient):\n$positive\n\n"
+    "Misleading evidence (on topic, not sufficient):\n$negative\n\n"
     "Current criteria:\n$catalogue\n\n"
-    "Propose up to $n edits so that the criteria score the decisive evidence high and the misleading evidence low. "
-    "op: add (a new criterion), rewrite (new text for the target), decompose (split the target into two narrower criteria), "
-    "delete (remove the target) or reweight (a new weight for the target). A new criterion says what evidence earns score 1, 0.5 and 0.")
+    "Propose up to $n edits so that the criteria score the decisive evidence high and the "
+    "misleading evidence low. op: add (a new criterion), rewrite (new text for the target), "
+    "decompose (split the target into two narrower criteria), delete (remove the target) or "
+    "reweight (a new weight for the target). A new criterion says what evidence earns score 1, "
+    "0.5 and 0.")
 
-def kind_of(pair: dict) -> str: return pair.get("type") if pair.get("type") in QUESTION_KINDS else "any"
+def kind_of(pair: dict) -> str:
+    return pair.get("type") if pair.get("type") in QUESTION_KINDS else "any"
 
 def relevant_criteria(pool: RubricPool, kind: str) -> list[Criterion]:
     "The criteria that apply to a kind of question (all of them when none does)."
-    return [c for c in pool.criteria if kind in c.applies_to or "any" in c.applies_to] or list(pool.criteria)
+    return ([c for c in pool.criteria if kind in c.applies_to or "any" in c.applies_to]
+            or list(pool.criteria))
 
+# %% ../nbs/14_construct.ipynb #0820f951
 def propose_request(pair: dict, pool: RubricPool, cfg: RevealConfig) -> ChatRequest:
     "One proposer call for one pair, under a bounded schema."
-    rel, text = relevant_criteria(pool, kind_of(pair)), lambda n: {"type": "string", "minLength": 3, "maxLength": n}
-    crit = {"type": "object", "additionalProperties": False, "required": ["name", "description", "score_1", "score_half", "score_0", "weight"],
-            "properties": {"name": text(40), "description": text(160), "score_1": text(120), "score_half": text(120), "score_0": text(120),
+    rel, text = (relevant_criteria(pool, kind_of(pair)),
+                 lambda n: {"type": "string", "minLength": 3, "maxLength": n})
+    crit = {"type": "object", "additionalProperties": False,
+            "required": ["name", "description", "score_1", "score_half", "score_0", "weight"],
+            "properties": {"name": text(40), "description": text(160), "score_1": text(120),
+                           "score_half": text(120), "score_0": text(120),
                            "weight": {"type": "number", "enum": list(EDIT_WEIGHTS)}}}
-    edit = {"type": "object", "additionalProperties": False, "required": ["op", "target", "criteria", "weight"],
-            "properties": {"op": {"type": "string", "enum": list(EDIT_OPS)}, "target": {"type": "string", "enum": [c.name for c in rel] + [""]},
-                           "criteria": {"type": "array", "maxItems": 2, "items": crit}, "weight": {"type": "number", "enum": list(EDIT_WEIGHTS)}}}
+    edit = {"type": "object", "additionalProperties": False,
+            "required": ["op", "target", "criteria", "weight"],
+            "properties": {"op": {"type": "string", "enum": list(EDIT_OPS)},
+                           "target": {"type": "string", "enum": [c.name for c in rel] + [""]},
+                           "criteria": {"type": "array", "maxItems": 2, "items": crit},
+                           "weight": {"type": "number", "enum": list(EDIT_WEIGHTS)}}}
     schema = {"type": "object", "additionalProperties": False, "required": ["edits"],
-              "properties": {"edits": {"type": "array", "minItems": 1, "maxItems": cfg.construct_max_edits, "items": edit}}}
-    prompt = PROPOSE_PROMPT.substitute(kind=kind_of(pair), question=pair["question"], options=format_options(pair["options"]),
-                                       answer=f"{pair['answer']}. {pair['options'][pair['answer']]}", positive=pair["positive"], negative=pair["negative"],
-                                       catalogue=catalogue(RubricPool("relevant", "learned", rel)), n=cfg.construct_max_edits)
-    return ChatRequest([{"role": "system", "content": PROPOSE_SYSTEM}, {"role": "user", "content": prompt}], role="proposer",
+              "properties": {"edits": {"type": "array", "minItems": 1,
+                                       "maxItems": cfg.construct_max_edits, "items": edit}}}
+    prompt = PROPOSE_PROMPT.substitute(kind=kind_of(pair), question=pair["question"],
+                                       options=format_options(pair["options"]),
+                                       answer=(f"{pair['answer']}. "
+                                               f"{pair['options'][pair['answer']]}"),
+                                       positive=pair["positive"], negative=pair["negative"],
+                                       catalogue=catalogue(RubricPool("relevant", "learned", rel)),
+                                       n=cfg.construct_max_edits)
+    return ChatRequest([{"role": "system", "content": PROPOSE_SYSTEM},
+                        {"role": "user", "content": prompt}], role="proposer",
                        schema=schema, max_new_tokens=60 + 330 * cfg.construct_max_edits)
 
 # %% ../nbs/14_construct.ipynb #125c5a81
 def criterion_to_dict(c: Criterion) -> dict:
-    return dict(name=c.name, description=c.description, applies_to=list(c.applies_to), weight=c.weight, scores=dict(c.scores))
+    return dict(name=c.name, description=c.description, applies_to=list(c.applies_to),
+                weight=c.weight, scores=dict(c.scores))
 
 def criterion_from_dict(d: dict) -> Criterion:
-    return Criterion(d["name"], d["description"], tuple(d["applies_to"]), float(d["weight"]), dict(d["scores"]))
+    return Criterion(d["name"], d["description"], tuple(d["applies_to"]), float(d["weight"]),
+                     dict(d["scores"]))
 
 def _clean_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:40] or "criterion"
@@ -199,26 +272,34 @@ def _unique(name: str, taken: set) -> str:
     return out
 
 def plan_edit(raw: dict, pool: RubricPool, kind: str, taken: set) -> dict:
-    "A proposer edit made concrete: {op, target, new (criteria as dicts), weight, error}; names made valid and unique against `taken`."
+    """A proposer edit made concrete: {op, target, new (criteria as dicts), weight, error}; names
+    made valid and unique against `taken`."""
     op, target = raw["op"], raw.get("target", "")
     plan = dict(op=op, target=target, new=[], weight=float(raw.get("weight", 1.0)), error="")
-    if op != "add" and target not in pool.by_name: return plan | dict(error=f"{op} needs an existing target, got {target!r}")
+    if op != "add" and target not in pool.by_name:
+        return plan | dict(error=f"{op} needs an existing target, got {target!r}")
     want = {"add": 1, "rewrite": 1, "decompose": 2}.get(op, 0)
     given = raw.get("criteria") or []
-    if len(given) < want: return plan | dict(error=f"{op} needs {want} new criteria, got {len(given)}")
+    if len(given) < want:
+        return plan | dict(error=f"{op} needs {want} new criteria, got {len(given)}")
     kinds = pool.by_name[target].applies_to if op in ("rewrite", "decompose") else (kind,)
     for k, g in enumerate(given[:want]):
         name = _unique(_clean_name(g["name"]), taken)
-        plan["new"].append(dict(name=name, description=g["description"].strip(), applies_to=list(kinds), weight=float(g["weight"]),
-                                scores={"1": g["score_1"].strip(), "0.5": g["score_half"].strip(), "0": g["score_0"].strip()}))
+        plan["new"].append(dict(name=name, description=g["description"].strip(),
+                                applies_to=list(kinds), weight=float(g["weight"]),
+                                scores={"1": g["score_1"].strip(), "0.5": g["score_half"].strip(),
+                                        "0": g["score_0"].strip()}))
     return plan
 
+# %% ../nbs/14_construct.ipynb #6ccb7ce0
 def separation(llm, pair: dict, criteria: list[Criterion], cfg: RevealConfig, enc=None) -> dict:
     "{name: [ρ with E+, ρ with E-]} for each criterion alone, by the verifier."
     if not criteria: return {}
     scratch, caches = RubricPool("scratch", "learned", list(criteria)), [{} for _ in criteria]
-    vp = verify_batch(llm, [_job(pair, "positive", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False, enc=enc)
-    vn = verify_batch(llm, [_job(pair, "negative", [c.name], k) for c, k in zip(criteria, caches)], scratch, cfg, analyse=False, enc=enc)
+    vp = verify_batch(llm, [_job(pair, "positive", [c.name], k) for c, k in zip(criteria, caches)],
+                      scratch, cfg, analyse=False, enc=enc)
+    vn = verify_batch(llm, [_job(pair, "negative", [c.name], k) for c, k in zip(criteria, caches)],
+                      scratch, cfg, analyse=False, enc=enc)
     return {c.name: [round(a.rho, 4), round(b.rho, 4)] for c, a, b in zip(criteria, vp, vn)}
 
 def decide_edit(plan: dict, rho: dict, pool: RubricPool, min_sep: float) -> tuple[bool, str]:
@@ -227,13 +308,17 @@ def decide_edit(plan: dict, rho: dict, pool: RubricPool, min_sep: float) -> tupl
     sep = lambda n: rho[n][0] - rho[n][1] > min_sep
     if plan["op"] in ("add", "rewrite", "decompose"):
         bad = [c["name"] for c in plan["new"] if not sep(c["name"])]
-        return (False, f"does not separate the pair: {', '.join(f'{n} (E+ {rho[n][0]:.2f}, E- {rho[n][1]:.2f})' for n in bad)}") if bad else (True, "separates the pair")
+        return ((False, "does not separate the pair: "
+                 f"{', '.join(f'{n} (E+ {rho[n][0]:.2f}, E- {rho[n][1]:.2f})' for n in bad)}")
+                if bad else (True, "separates the pair"))
     t = plan["target"]
     if plan["op"] == "delete":
-        return (False, f"{t} separates the pair (E+ {rho[t][0]:.2f}, E- {rho[t][1]:.2f})") if sep(t) else (True, f"{t} does not separate the pair")
+        return ((False, f"{t} separates the pair (E+ {rho[t][0]:.2f}, E- {rho[t][1]:.2f})")
+                if sep(t) else (True, f"{t} does not separate the pair"))
     old = pool.by_name[t].weight
     if plan["weight"] == old: return False, "same weight"
-    if (plan["weight"] > old) == sep(t): return True, f"{'raises a separating' if sep(t) else 'lowers a non-separating'} criterion"
+    if (plan["weight"] > old) == sep(t):
+        return True, f"{'raises a separating' if sep(t) else 'lowers a non-separating'} criterion"
     return False, f"{'lowers a separating' if sep(t) else 'raises a non-separating'} criterion"
 
 # %% ../nbs/14_construct.ipynb #ba457cd9
@@ -244,40 +329,56 @@ def apply_edits(pool: RubricPool, records: list[dict]) -> tuple[list[Criterion],
         for e in rec["edits"]:
             if not e["accepted"]: continue
             op, t, new = e["op"], e["target"], [criterion_from_dict(d) for d in e["new"]]
-            if op != "add" and t not in crits: skipped.append(dict(qid=rec["qid"], op=op, target=t, reason="target already removed")); continue
+            if op != "add" and t not in crits:
+                skipped.append(dict(qid=rec["qid"], op=op, target=t,
+                                    reason="target already removed"))
+                continue
             if op in ("delete", "decompose") and len(crits) == 1 and not new:
-                skipped.append(dict(qid=rec["qid"], op=op, target=t, reason="the pool's last criterion")); continue
-            if op == "reweight": crits[t] = Criterion(t, crits[t].description, crits[t].applies_to, e["weight"], crits[t].scores); continue
+                skipped.append(dict(qid=rec["qid"], op=op, target=t,
+                                    reason="the pool's last criterion"))
+                continue
+            if op == "reweight":
+                crits[t] = Criterion(t, crits[t].description, crits[t].applies_to, e["weight"],
+                                     crits[t].scores)
+                continue
             if op in ("rewrite", "decompose"):   # the new criteria take the target's place
                 keys = list(crits); at = keys.index(t)
-                crits = dict([(k, crits[k]) for k in keys[:at]] + [(c.name, c) for c in new] + [(k, crits[k]) for k in keys[at + 1:] if k not in {c.name for c in new}])
+                crits = dict([(k, crits[k]) for k in keys[:at]] + [(c.name, c) for c in new]
+                             + [(k, crits[k]) for k in keys[at + 1:]
+                                if k not in {c.name for c in new}])
                 continue
             if op == "delete": del crits[t]; continue
             for c in new: crits[c.name] = c
     return list(crits.values()), skipped
 
+# %% ../nbs/14_construct.ipynb #fe8d7e53
 def criterion_text(c: Criterion) -> str: return f"{c.name.replace('_', ' ')}: {c.description}"
 
-def consolidate(criteria: list[Criterion], vectors, merge_cosine: float, new: set | None = None) -> tuple[list[Criterion], list[dict]]:
-    """Merge near-duplicates (greedy, in order), average their weights, union their kinds, and normalise weights to a maximum of 1.
-    Only criteria named in `new` (all, if None) may join an earlier one: criteria already in the pool never merge with each other."""
+def consolidate(criteria: list[Criterion], vectors, merge_cosine: float,
+                new: set | None = None) -> tuple[list[Criterion], list[dict]]:
+    """Merge near-duplicates (greedy, in order), average their weights, union their kinds, and
+    normalise weights to a maximum of 1. Only criteria named in `new` (all, if None) may join an
+    earlier one: criteria already in the pool never merge with each other."""
     V = np.asarray(vectors, np.float32)
     V = V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), 1e-12)
     groups = []
     for i in range(len(criteria)):
         may_join = new is None or criteria[i].name in new
-        j = next((g for g in groups if float(V[g[0]] @ V[i]) >= merge_cosine), None) if may_join else None
+        j = (next((g for g in groups if float(V[g[0]] @ V[i]) >= merge_cosine), None) if may_join
+             else None)
         if j is None: groups.append([i])
         else: j.append(i)
     merged, log = [], []
     for g in groups:
         head = criteria[g[0]]
         kinds = tuple(k for k in QUESTION_KINDS if any(k in criteria[i].applies_to for i in g))
-        merged.append(Criterion(head.name, head.description, kinds, float(np.mean([criteria[i].weight for i in g])), head.scores))
+        merged.append(Criterion(head.name, head.description, kinds,
+                                float(np.mean([criteria[i].weight for i in g])), head.scores))
         if len(g) > 1: log.append(dict(kept=head.name, merged=[criteria[i].name for i in g[1:]],
                                        cosine=[round(float(V[g[0]] @ V[i]), 3) for i in g[1:]]))
     top = max(c.weight for c in merged)
-    return [Criterion(c.name, c.description, c.applies_to, round(max(c.weight / top, 1e-3), 3), c.scores) for c in merged], log
+    return ([Criterion(c.name, c.description, c.applies_to, round(max(c.weight / top, 1e-3), 3),
+                       c.scores) for c in merged], log)
 
 # %% ../nbs/14_construct.ipynb #0aeacdb7
 def should_stop(val_accuracies: list, patience: int) -> bool:
@@ -288,7 +389,8 @@ def should_stop(val_accuracies: list, patience: int) -> bool:
 def best_iteration(val_accuracies: list) -> int: return int(np.argmax(val_accuracies))
 
 def split_pairs(qids: list, val_share: float, seed: int) -> dict:
-    "{qid: 'train' | 'val'}: a fixed share held out, chosen by a seeded hash (at least one of each when there are two or more)."
+    """{qid: 'train' | 'val'}: a fixed share held out, chosen by a seeded hash (at least one of each
+    when there are two or more)."""
     order = sorted(qids, key=lambda q: hashlib.sha256(f"{seed}:{q}".encode()).hexdigest())
     n_val = min(max(round(len(order) * val_share), 1), len(order) - 1) if len(order) >= 2 else 0
     return {q: ("val" if i < n_val else "train") for i, q in enumerate(order)}
