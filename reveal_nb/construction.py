@@ -7,10 +7,13 @@ from __future__ import annotations
 import hashlib, json, re, string, time
 from pathlib import Path
 import numpy as np
-from .core import RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc, mmss, read_jsonl_records, with_overrides
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc,
+                            mmss, read_jsonl_records, with_overrides)
 from .models import ChatRequest
-from .rubrics import QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool, pool_for, save_pool
-from .verifier import gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .rubrics import (QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool,
+                               pool_for, save_pool)
+from .verifier import (gain_match_batch, norubric_batch, parse_selection, select_request,
+                                verify_batch)
 from .readings import run_readings, select_by_form
 from .planner import format_options
 from .answerer import answer_letters
@@ -41,17 +44,23 @@ def _start(out: Path, items: list, cfg: RevealConfig, bench: str, split: str) ->
     path = out / "settings.json"
     if path.exists():
         have = json.loads(path.read_text())
-        if have != want: raise RevealInputError(path, "config_fingerprint" if have.get("config_fingerprint") != fp else "questions",
-                                                "this folder holds a construction with other settings or questions; use another --out folder")
+        if have != want:
+            raise RevealInputError(path, "config_fingerprint"
+                                   if have.get("config_fingerprint") != fp else "questions",
+                                   "this folder holds a construction with other settings or "
+                                   "questions; use another --out folder")
     else: atomic_write_json(path, want)
     return fp
 
+# %% ../nbs/14a_construction.ipynb #9a7fec83
 def _candidates_stage(out, items, cfg, llm, enc, progress):
     from tqdm.auto import tqdm
     from reveal_nb.traces import unit_memory
     path = out / "candidates.jsonl"
     done = read_jsonl_records(path, key="qid")
-    todo, mems, mcfg = [it for it in items if it.qid not in done], {}, with_overrides(cfg, {"variant": "reveal"})   # the hierarchical memory
+    # the hierarchical memory
+    todo, mems, mcfg = ([it for it in items if it.qid not in done], {},
+                        with_overrides(cfg, {"variant": "reveal"}))
     for it in tqdm(todo, desc="candidates", disable=not progress):
         if it.video_id not in mems: mems[it.video_id] = unit_memory(it, mcfg, llm(), enc())
         rec = dict(qid=it.qid, candidates=gather_candidates(it, mems[it.video_id], enc(), cfg))
@@ -64,7 +73,10 @@ def _labels_stage(out, items, cands, cfg, llm, progress):
     todo = [it for it in items if it.qid not in done]
     if cfg.construct_teacher == "ground_truth":
         bad = next((it for it in items if not it.evidence), None)
-        if bad: raise RevealInputError(bad.qid, "evidence", "construct_teacher='ground_truth' needs evidence intervals (reveal-synth has them); use construct_teacher=llm")
+        if bad:
+            raise RevealInputError(bad.qid, "evidence", "construct_teacher='ground_truth' needs "
+                                   "evidence intervals (reveal-synth has them); "
+                                   "use construct_teacher=llm")
     for chunk in _chunks(todo, cfg.llm_batch_size):
         said = (llm().chat_batch([teacher_request(it, cands[it.qid]) for it in chunk], strict=False)
                 if cfg.construct_teacher == "llm" else [None] * len(chunk))
@@ -73,23 +85,33 @@ def _labels_stage(out, items, cands, cfg, llm, progress):
             truth = ground_truth_labels(it, cands[it.qid]) if it.evidence else None
             lab = truth if r is None else parse_teacher(r, cands[it.qid])
             recs.append(dict(qid=it.qid, teacher=cfg.construct_teacher, **lab, truth=truth,
-                             agreement=label_agreement(lab, truth, cands[it.qid]) if truth and r is not None else None))
+                             agreement=(label_agreement(lab, truth, cands[it.qid])
+                                        if truth and r is not None else None)))
         append_jsonl(path, recs); done.update((r["qid"], r) for r in recs)
     return {it.qid: done[it.qid] for it in items}
 
+# %% ../nbs/14a_construction.ipynb #0d2e4a9c
 def _pairs_stage(out, items, cands, labels, cfg, llm, enc=None):
     path = out / "pairs.jsonl"
     done = read_jsonl_records(path, key="qid")
     todo = [it for it in items if it.qid not in done]
     for chunk in _chunks(todo, cfg.llm_batch_size):
-        pairs = [dict(qid=it.qid, type=(it.qtypes or ["any"])[0], question=it.question, options=it.options, answer=it.answer,
-                      positive=evidence_of(cands[it.qid], labels[it.qid]["positive"]), negative=evidence_of(cands[it.qid], labels[it.qid]["negative"]))
+        pairs = [dict(qid=it.qid, type=(it.qtypes or ["any"])[0], question=it.question,
+                      options=it.options, answer=it.answer,
+                      positive=evidence_of(cands[it.qid], labels[it.qid]["positive"]),
+                      negative=evidence_of(cands[it.qid], labels[it.qid]["negative"]))
                  for it in chunk]
         formed = [p for p in pairs if p["positive"] and p["negative"]]
-        answers = dict(zip([p["qid"] for p in formed], answer_three_ways(llm(), formed, cfg, enc() if enc else None))) if formed else {}
+        answers = (dict(zip([p["qid"] for p in formed],
+                            answer_three_ways(llm(), formed, cfg, enc() if enc else None)))
+                   if formed else {})
         for p in pairs:
-            if p["qid"] in answers: p.update(answers=answers[p["qid"]], **filter_verdict(p["answer"], answers[p["qid"]]))
-            else: p.update(answers=None, keep=False, reasons=["no decisive evidence among the candidates" if not p["positive"] else "no misleading evidence among the candidates"])
+            if p["qid"] in answers:
+                p.update(answers=answers[p["qid"]],
+                         **filter_verdict(p["answer"], answers[p["qid"]]))
+            else: p.update(answers=None, keep=False,
+                           reasons=["no decisive evidence among the candidates" if not p["positive"]
+                                    else "no misleading evidence among the candidates"])
         append_jsonl(path, pairs); done.update((p["qid"], p) for p in pairs)
     return [done[it.qid] for it in items]
 
@@ -97,78 +119,108 @@ def _pairs_stage(out, items, cands, labels, cfg, llm, enc=None):
 def _judge_stage(path, pairs, pool, cfg, llm, verifier="rubric", enc=None) -> dict:
     done = read_jsonl_records(path, key="key")
     for chunk in _chunks([p for p in pairs if p["key"] not in done], cfg.llm_batch_size):
-        recs = [j | dict(key=p["key"], role=p["role"]) for p, j in zip(chunk, judge_pairs(llm(), chunk, pool, cfg, verifier, enc() if enc else None))]
+        recs = [j | dict(key=p["key"], role=p["role"])
+                for p, j in zip(chunk, judge_pairs(llm(), chunk, pool, cfg, verifier,
+                                                   enc() if enc else None))]
         append_jsonl(path, recs); done.update((r["key"], r) for r in recs)
     return {p["key"]: done[p["key"]] for p in pairs}
 
 def _propose_stage(path, pairs, pool, cfg, llm, enc=None) -> list[dict]:
     done = read_jsonl_records(path, key="qid")
-    taken = {c.name for c in pool.criteria} | {d["name"] for p in pairs if p["qid"] in done for e in done[p["qid"]]["edits"] for d in e["new"]}
+    taken = {c.name for c in pool.criteria} | {d["name"] for p in pairs if p["qid"] in done
+                                               for e in done[p["qid"]]["edits"] for d in e["new"]}
     for chunk in _chunks([p for p in pairs if p["qid"] not in done], cfg.llm_batch_size):
         recs = []
-        for p, r in zip(chunk, llm().chat_batch([propose_request(p, pool, cfg) for p in chunk], strict=False)):
-            if not r.ok: recs.append(dict(qid=p["qid"], edits=[], note=f"proposer reply unusable: {r.error}")); continue
+        for p, r in zip(chunk, llm().chat_batch([propose_request(p, pool, cfg) for p in chunk],
+                                                strict=False)):
+            if not r.ok:
+                recs.append(dict(qid=p["qid"], edits=[],
+                                 note=f"proposer reply unusable: {r.error}"))
+                continue
             plans = [plan_edit(e, pool, kind_of(p), taken) for e in r.parsed["edits"]]
-            check = {d["name"]: criterion_from_dict(d) for pl in plans if not pl["error"] for d in pl["new"]}
-            check |= {pl["target"]: pool.by_name[pl["target"]] for pl in plans if not pl["error"] and pl["op"] in ("delete", "reweight")}
+            check = {d["name"]: criterion_from_dict(d)
+                     for pl in plans if not pl["error"] for d in pl["new"]}
+            check |= {pl["target"]: pool.by_name[pl["target"]] for pl in plans
+                      if not pl["error"] and pl["op"] in ("delete", "reweight")}
             rho = separation(llm(), p, list(check.values()), cfg, enc() if enc else None)
             edits = []
             for pl in plans:
                 ok, why = decide_edit(pl, rho, pool, cfg.construct_min_separation)
-                names = [d["name"] for d in pl["new"]] + ([pl["target"]] if pl["op"] in ("delete", "reweight") else [])
-                edits.append(pl | dict(rho={n: rho[n] for n in names if n in rho}, accepted=ok, reason=why))
+                names = ([d["name"] for d in pl["new"]]
+                         + ([pl["target"]] if pl["op"] in ("delete", "reweight") else []))
+                edits.append(pl | dict(rho={n: rho[n] for n in names if n in rho},
+                                       accepted=ok, reason=why))
             recs.append(dict(qid=p["qid"], edits=edits, note=""))
         append_jsonl(path, recs); done.update((r["qid"], r) for r in recs)
     return [done[p["qid"]] for p in pairs]
 
+# %% ../nbs/14a_construction.ipynb #ecbbf25c
 def _next_pool(d: Path, pool: RubricPool, proposals: list[dict], cfg, enc, it: int) -> RubricPool:
     if (d / "pool.yaml").exists(): return load_pool(d / "pool.yaml")
     crits, skipped = apply_edits(pool, proposals)
     new = {c.name for c in crits} - set(pool.by_name)
-    merged, merges = consolidate(crits, enc().encode([criterion_text(c) for c in crits]), cfg.construct_merge_cosine, new=new)
+    merged, merges = consolidate(crits, enc().encode([criterion_text(c) for c in crits]),
+                                 cfg.construct_merge_cosine, new=new)
     accepted = sum(e["accepted"] for r in proposals for e in r["edits"])
-    atomic_write_json(d / "consolidation.json", dict(edits_proposed=sum(len(r["edits"]) for r in proposals), edits_accepted=accepted,
-                                                     skipped=skipped, merges=merges, criteria_before=len(pool), criteria_after=len(merged)))
-    save_pool(RubricPool(f"iteration-{it}", "learned", merged, f"iteration {it} of a rubric construction"), d / "pool.yaml")
+    atomic_write_json(d / "consolidation.json",
+                      dict(edits_proposed=sum(len(r["edits"]) for r in proposals),
+                           edits_accepted=accepted, skipped=skipped, merges=merges,
+                           criteria_before=len(pool), criteria_after=len(merged)))
+    save_pool(RubricPool(f"iteration-{it}", "learned", merged,
+                         f"iteration {it} of a rubric construction"), d / "pool.yaml")
     return load_pool(d / "pool.yaml")
 
 # %% ../nbs/14a_construction.ipynb #cd006ed4
 def working_role(iteration: int, cfg: RevealConfig) -> str:
-    "Whose misjudged pairs the proposer works on after `iteration`: the training pairs first, then as configured."
+    """Whose misjudged pairs the proposer works on after `iteration`: the training pairs first, then
+    as configured."""
     return "val" if iteration > 0 and cfg.construct_working_set == "held_out" else "train"
 
 def _refine(out, pairs, start, cfg, llm, enc, progress) -> tuple[list, str]:
-    "Iterations 0, 1, ...: judge, propose on the misjudged working set, apply, consolidate; the curve and why it stopped."
+    """Iterations 0, 1, ...: judge, propose on the misjudged working set, apply, consolidate; the
+    curve and why it stopped."""
     curve, pool, it = [], start, 0
     while True:
         d = out / f"iter_{it:03d}"
         if it == 0 and not (d / "pool.yaml").exists(): save_pool(start, d / "pool.yaml")
         pool = load_pool(d / "pool.yaml")
         judged = _judge_stage(d / "judged.jsonl", pairs, pool, cfg, llm, enc=enc)
-        m = {r: pair_metrics([judged[p["key"]] for p in pairs if p["role"] == r]) for r in ("train", "val")}
+        m = {r: pair_metrics([judged[p["key"]] for p in pairs if p["role"] == r])
+             for r in ("train", "val")}
         role = working_role(it, cfg)
         working = [p for p in pairs if p["role"] == role and not judged_right(judged[p["key"]])]
-        curve.append(dict(iteration=it, criteria=len(pool), val=m["val"], train=m["train"], working=dict(role=role, pairs=len(working))))
-        if progress: print(f"iteration {it}: {len(pool)} criteria, validation accuracy {m['val']['accuracy']} (AUROC {m['val']['auroc']}), "
-                           f"training accuracy {m['train']['accuracy']}; {len(working)} misjudged {role} pairs to work on")
-        if should_stop([c["val"]["accuracy"] for c in curve], cfg.construct_patience): return curve, f"no improvement for {cfg.construct_patience} iterations"
-        if it >= cfg.construct_max_iterations: return curve, f"reached construct_max_iterations = {cfg.construct_max_iterations}"
-        if not working: return curve, f"every {'held-out' if role == 'val' else 'training'} pair judged right"
+        curve.append(dict(iteration=it, criteria=len(pool), val=m["val"], train=m["train"],
+                          working=dict(role=role, pairs=len(working))))
+        if progress:
+            print(f"iteration {it}: {len(pool)} criteria, validation accuracy "
+                  f"{m['val']['accuracy']} (AUROC {m['val']['auroc']}), training accuracy "
+                  f"{m['train']['accuracy']}; "
+                  f"{len(working)} misjudged {role} pairs to work on")
+        if should_stop([c["val"]["accuracy"] for c in curve], cfg.construct_patience):
+            return curve, f"no improvement for {cfg.construct_patience} iterations"
+        if it >= cfg.construct_max_iterations:
+            return curve, f"reached construct_max_iterations = {cfg.construct_max_iterations}"
+        if not working:
+            return curve, f"every {'held-out' if role == 'val' else 'training'} pair judged right"
         nxt = out / f"iter_{it + 1:03d}"
         proposals = _propose_stage(nxt / "proposals.jsonl", working, pool, cfg, llm, enc)
         _next_pool(nxt, pool, proposals, cfg, enc, it + 1)
         it += 1
 
-def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encoder=None, bench: str = "", split: str = "dev",
-                   progress: bool = True) -> dict:
-    "Learn a rubric pool from development items; writes out_dir/rubric_pool.yaml and report.json (resumable). Returns the report."
+# %% ../nbs/14a_construction.ipynb #1786d08a
+def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encoder=None,
+                   bench: str = "", split: str = "dev", progress: bool = True) -> dict:
+    """Learn a rubric pool from development items; writes out_dir/rubric_pool.yaml and report.json
+    (resumable). Returns the report."""
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
     t0, out = time.time(), Path(out_dir)
-    if not items: raise RevealInputError(bench or "items", split, "no questions to construct a pool from")
+    if not items:
+        raise RevealInputError(bench or "items", split, "no questions to construct a pool from")
     out.mkdir(parents=True, exist_ok=True)
     fp = _start(out, items, cfg, bench, split)
-    get_llm, get_enc = _Lazy(lambda: llm or make_llm(cfg)), _Lazy(lambda: text_encoder or make_text_encoder(cfg))
+    get_llm, get_enc = (_Lazy(lambda: llm or make_llm(cfg)),
+                        _Lazy(lambda: text_encoder or make_text_encoder(cfg)))
     cands = _candidates_stage(out, items, cfg, get_llm, get_enc, progress)
     labels = _labels_stage(out, items, cands, cfg, get_llm, progress)
     formed = _pairs_stage(out, items, cands, labels, cfg, get_llm, get_enc)
@@ -181,30 +233,44 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
     else: curve, stop = [], f"{len(pairs)} pair(s) retained: too few to learn from and validate on"
     best = best_iteration([c["val"]["accuracy"] for c in curve]) if curve else 0
     val = [p for p in pairs if p["role"] == "val"]
-    norubric = pair_metrics(list(_judge_stage(out / "norubric" / "judged.jsonl", val, None, cfg, get_llm, "no_rubric", get_enc).values())) if val else pair_metrics([])
+    norubric = (pair_metrics(list(_judge_stage(out / "norubric" / "judged.jsonl", val, None, cfg,
+                                               get_llm, "no_rubric", get_enc).values()))
+                if val else pair_metrics([]))
     learned = load_pool(out / f"iter_{best:03d}" / "pool.yaml") if curve else start
     agree = [l["agreement"] for l in labels.values() if l.get("agreement")]
-    mean = lambda k: round(float(np.mean([a[k] for a in agree if a[k] is not None])), 4) if any(a[k] is not None for a in agree) else None
+    mean = lambda k: (round(float(np.mean([a[k] for a in agree if a[k] is not None])), 4)
+                      if any(a[k] is not None for a in agree) else None)
     reasons = {}
     for p in formed:
         for r in p["reasons"]: reasons[r] = reasons.get(r, 0) + 1
-    provenance = dict(bench=bench, split=split, teacher=cfg.construct_teacher, starting_pool=start.name, filter=cfg.construct_filter,
+    provenance = dict(bench=bench, split=split, teacher=cfg.construct_teacher,
+                      starting_pool=start.name, filter=cfg.construct_filter,
                       working_set=cfg.construct_working_set,
-                      backbone=dict(backend=cfg.llm_backend, model=cfg.llm_model), text_encoder=cfg.text_encoder,
-                      readings=run_readings(cfg, get_llm(), get_enc()).describe(), questions=len(items),
-                      pairs=dict(formed=sum(p["answers"] is not None for p in formed), retained=len(pairs), train=len(pairs) - len(val), val=len(val)),
+                      backbone=dict(backend=cfg.llm_backend, model=cfg.llm_model),
+                      text_encoder=cfg.text_encoder,
+                      readings=run_readings(cfg, get_llm(), get_enc()).describe(),
+                      questions=len(items),
+                      pairs=dict(formed=sum(p["answers"] is not None for p in formed),
+                                 retained=len(pairs), train=len(pairs) - len(val), val=len(val)),
                       iterations=max(0, len(curve) - 1), best_iteration=best, stop_reason=stop,
-                      validation_accuracy=[c["val"]["accuracy"] for c in curve], config_fingerprint=fp)
-    name = f"learned-{bench or 'items'}-{split}" if best > 0 else f"{start.name}-unchanged-by-{bench or 'items'}-{split}"
+                      validation_accuracy=[c["val"]["accuracy"] for c in curve],
+                      config_fingerprint=fp)
+    name = (f"learned-{bench or 'items'}-{split}" if best > 0
+            else f"{start.name}-unchanged-by-{bench or 'items'}-{split}")
     result = RubricPool(name, "learned" if best > 0 else start.source, learned.criteria,
-                        f"Learned by contrastive rubric construction on {bench} {split} ({len(pairs)} pairs)." if best > 0 else
-                        f"The starting pool {start.name!r}, unchanged: no iteration improved on it on {bench} {split}.", provenance=provenance)
+                        f"Learned by contrastive rubric construction on {bench} {split} "
+                        f"({len(pairs)} pairs)." if best > 0 else
+                        f"The starting pool {start.name!r}, unchanged: no iteration improved on "
+                        f"it on {bench} {split}.", provenance=provenance)
     save_pool(result, out / "rubric_pool.yaml")
     report = dict(provenance=provenance, rubric_pool=str(out / "rubric_pool.yaml"),
                   filter=dict(questions=len(items), retained=len(pairs), reasons=reasons),
-                  teacher_agreement=dict(n=len(agree), precision=mean("precision"), recall=mean("recall")) if agree else None,
+                  teacher_agreement=(dict(n=len(agree), precision=mean("precision"),
+                                          recall=mean("recall")) if agree else None),
                   curve=curve, stop_reason=stop,
-                  comparison={"starting pool": curve[0]["val"] if curve else None, "learned pool": curve[best]["val"] if curve else None, "no-rubric verifier": norubric},
+                  comparison={"starting pool": curve[0]["val"] if curve else None,
+                              "learned pool": curve[best]["val"] if curve else None,
+                              "no-rubric verifier": norubric},
                   seconds=round(time.time() - t0, 1))
     atomic_write_json(out / "report.json", report)
     return report
@@ -215,22 +281,35 @@ def _m(x, nd=3): return "–" if x is None else (f"{x:.{nd}f}" if isinstance(x, 
 def format_report(rep: dict) -> str:
     "A plain-text summary of a construction's report.json."
     pv, f = rep["provenance"], rep["filter"]
-    out = [f"{pv['bench']} {pv['split']}: {f['questions']} questions, teacher {pv['teacher']}, backbone {pv['backbone']['model']} ({pv['backbone']['backend']})",
-           f"pairs formed {pv['pairs']['formed']}, retained {f['retained']} (train {pv['pairs']['train']}, validation {pv['pairs']['val']})"
+    out = [f"{pv['bench']} {pv['split']}: {f['questions']} questions, teacher {pv['teacher']}, "
+           f"backbone {pv['backbone']['model']} ({pv['backbone']['backend']})",
+           f"pairs formed {pv['pairs']['formed']}, retained {f['retained']} "
+           f"(train {pv['pairs']['train']}, validation {pv['pairs']['val']})"
            + ("" if pv["filter"] else " - filter off"),
-           ("filter verdicts (reasons overlap; the filter is off, so these pairs were kept): " if not pv["filter"] else "filtered out: ") + (", ".join(f"{k} {v}" for k, v in sorted(f["reasons"].items(), key=lambda kv: -kv[1])) or "none")]
+           ("filter verdicts (reasons overlap; the filter is off, so these pairs were kept): "
+            if not pv["filter"] else "filtered out: ")
+           + (", ".join(f"{k} {v}" for k, v in sorted(f["reasons"].items(), key=lambda kv: -kv[1]))
+              or "none")]
     if rep.get("teacher_agreement"):
-        a = rep["teacher_agreement"]; out.append(f"teacher vs ground truth (E+ on L1 candidates, {a['n']} questions): precision {_m(a['precision'])}, recall {_m(a['recall'])}")
+        a = rep["teacher_agreement"]
+        out.append(f"teacher vs ground truth (E+ on L1 candidates, {a['n']} questions): "
+                   f"precision {_m(a['precision'])}, recall {_m(a['recall'])}")
     if rep["curve"]:
         ws = pv.get("working_set", "train")
-        out += ["", f"iteration  criteria  val accuracy  val AUROC  train accuracy  next working set (rule: {ws})"]
-        out += [f"{c['iteration']:>9}  {c['criteria']:>8}  {_m(c['val']['accuracy']):>12}  {_m(c['val']['auroc']):>9}  {_m(c['train']['accuracy']):>14}"
-                + (f"  {c['working']['pairs']} misjudged {'held-out' if c['working']['role'] == 'val' else 'training'}" if "working" in c else "")
+        out += ["", "iteration  criteria  val accuracy  val AUROC  train accuracy  "
+                    f"next working set (rule: {ws})"]
+        out += [f"{c['iteration']:>9}  {c['criteria']:>8}  {_m(c['val']['accuracy']):>12}  "
+                f"{_m(c['val']['auroc']):>9}  {_m(c['train']['accuracy']):>14}"
+                + (f"  {c['working']['pairs']} misjudged "
+                   f"{'held-out' if c['working']['role'] == 'val' else 'training'}"
+                   if "working" in c else "")
                 for c in rep["curve"]]
     out += [f"stopped: {rep['stop_reason']}; best iteration {pv['best_iteration']}", "",
-            f"held-out pairs (n = {pv['pairs']['val']})   accuracy at tau   AUROC rho(E+ vs E-)   sufficient E+ / E-"]
+            f"held-out pairs (n = {pv['pairs']['val']})   accuracy at tau   AUROC rho(E+ vs E-)   "
+            "sufficient E+ / E-"]
     for name, m in rep["comparison"].items():
-        if m: out.append(f"{name:<24}  {_m(m['accuracy']):>15}  {_m(m['auroc']):>19}   {_m(m['sufficient_positive'], 2)} / {_m(m['sufficient_negative'], 2)}")
+        if m: out.append(f"{name:<24}  {_m(m['accuracy']):>15}  {_m(m['auroc']):>19}   "
+                         f"{_m(m['sufficient_positive'], 2)} / {_m(m['sufficient_negative'], 2)}")
         else: out.append(f"{name:<24}  {'–':>15}")
     out.append(f"pool: {rep['rubric_pool']}")
     return "\n".join(out)
