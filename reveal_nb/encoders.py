@@ -11,8 +11,9 @@ import numpy as np
 from .core import RevealConfig, RevealInputError
 
 # %% auto #0
-__all__ = ['BUNDLED_TEXT_ENCODERS', 'l2_normalize', 'resolve_text_encoder_path', 'TextEncoder', 'FrameDescriptorEncoder',
-           'HFVisionEncoder', 'tiny_random_siglip', 'OpenClipEncoder', 'make_text_encoder', 'make_visual_encoder']
+__all__ = ['BUNDLED_TEXT_ENCODERS', 'ENCODER_THRESHOLDS', 'l2_normalize', 'resolve_text_encoder_path', 'TextEncoder',
+           'FrameDescriptorEncoder', 'HFVisionEncoder', 'tiny_random_siglip', 'OpenClipEncoder', 'make_text_encoder',
+           'make_visual_encoder', 'thresholds_of']
 
 # %% ../nbs/02_encoders.ipynb #7d1d0d18
 def l2_normalize(x) -> np.ndarray:
@@ -204,3 +205,23 @@ def make_visual_encoder(cfg: RevealConfig | None = None):
         _, arch, *weights = spec.split(":", 2)
         return OpenClipEncoder(arch, weights[0] if weights else None)
     raise RevealInputError("config", "visual_encoder", f"{spec!r}: expected 'frame-descriptor', 'hf:PATH' or 'open_clip:ARCH:WEIGHTS'")
+
+# %% ../nbs/02_encoders.ipynb #b8c28e63
+ENCODER_THRESHOLDS = {  # dedup (> drops new evidence), query rejection (≥ drops a query): cosines
+    "BAAI/bge-m3": dict(dedup_cosine=0.9, query_evidence_cosine_reject=0.7,
+                        source="the paper, appendix B.2 (dedup) and B.3 (query rejection)"),
+    "bundled:all-minilm-l6-v2": dict(
+        dedup_cosine=0.89, query_evidence_cosine_reject=0.79,
+        source="measured, chapter 02: at most 5% of topic-neighbour pairs caught"),
+    "sentence-transformers/all-mpnet-base-v2": dict(
+        dedup_cosine=0.91, query_evidence_cosine_reject=0.72,
+        source="measured, chapter 02, on a local copy: at most 5% of topic-neighbour pairs caught"),
+}
+
+def thresholds_of(encoder: str) -> dict:
+    "An encoder's recorded dedup and query-rejection cosines, as config overrides."
+    if encoder not in ENCODER_THRESHOLDS:
+        known = list(ENCODER_THRESHOLDS)
+        raise RevealInputError("ENCODER_THRESHOLDS", "encoder",
+                               f"no thresholds recorded for {encoder!r}; known: {known}")
+    return {k: v for k, v in ENCODER_THRESHOLDS[encoder].items() if k != "source"}
