@@ -10,8 +10,9 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pandas as pd
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text,
-                            config_to_dict, mmss, paired_difference, read_jsonl_records, wilson, with_overrides)
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes,
+                            atomic_write_json, atomic_write_text, config_to_dict, mmss,
+                            paired_difference, read_jsonl_records, wilson, with_overrides)
 from .answerer import answer_letters
 from .loop import VARIANTS, run_fingerprint
 
@@ -25,11 +26,13 @@ __all__ = ['PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'pu
 
 # %% ../nbs/16_analysis.ipynb #524b0537
 def published_table() -> pd.DataFrame:
-    "Every number the paper publishes that the project compares with: source (table, figure or section), row, column, value, note."
+    """Every number the paper publishes that the project compares with: source (table, figure or
+    section), row, column, value, note."""
     import reveal_nb
     global _PUBLISHED
     if _PUBLISHED is None:
-        _PUBLISHED = pd.read_csv(Path(reveal_nb.__file__).parent / "paper" / "published.csv", keep_default_na=False, dtype={"value": float})
+        _PUBLISHED = pd.read_csv(Path(reveal_nb.__file__).parent / "paper" / "published.csv",
+                                 keep_default_na=False, dtype={"value": float})
     return _PUBLISHED
 
 _PUBLISHED = None
@@ -48,12 +51,14 @@ def published_value(source: str, row: str, column: str) -> float:
     return float(df.value.iloc[0])
 
 # %% ../nbs/16_analysis.ipynb #cb9a1dd9
-PAPER_ROWS = {"direct": ("Table 1", "Qwen3.5-27B"), "m_base": ("Table 2", "M_base"), "iter": ("Table 2", "M_+iter"),
-              "offmem": ("Table 2", "M_+OffMem"), "onmem": ("Table 2", "M_+OnMem"), "reveal": ("Table 2", "REVEAL")}
-PAPER_COLUMNS = {"videomme": "Video-MME-L", "lvbench": "LVBench", "longvideobench": "LongVideoBench", "egolifeqa": "EgoLifeQA",
-                 "egor1": "Ego-R1"}
-METHOD_NAMES = {"direct": "direct (no retrieval)", "m_base": "M_base", "iter": "M_+iter", "offmem": "M_+OffMem", "onmem": "M_+OnMem",
-                "reveal": "REVEAL", "no_rubric": "no-rubric verifier", "no_verify": "verification off"}
+PAPER_ROWS = {"direct": ("Table 1", "Qwen3.5-27B"), "m_base": ("Table 2", "M_base"),
+              "iter": ("Table 2", "M_+iter"), "offmem": ("Table 2", "M_+OffMem"),
+              "onmem": ("Table 2", "M_+OnMem"), "reveal": ("Table 2", "REVEAL")}
+PAPER_COLUMNS = {"videomme": "Video-MME-L", "lvbench": "LVBench",
+                 "longvideobench": "LongVideoBench", "egolifeqa": "EgoLifeQA", "egor1": "Ego-R1"}
+METHOD_NAMES = {"direct": "direct (no retrieval)", "m_base": "M_base", "iter": "M_+iter",
+                "offmem": "M_+OffMem", "onmem": "M_+OnMem", "reveal": "REVEAL",
+                "no_rubric": "no-rubric verifier", "no_verify": "verification off"}
 
 def paper_column(bench: str) -> str:
     "The published column a benchmark's numbers are compared with (Video-MME-L for reveal-synth, for scale)."
@@ -68,32 +73,41 @@ def paper_accuracy(variant: str, bench: str) -> float | None:
 
 # %% ../nbs/16_analysis.ipynb #34d1927b
 def paper_consistency(rerank_k: int = 8) -> pd.DataFrame:
-    "Checks of the paper's numbers against each other and against the benchmarks' sizes: what was stated, what follows, whether they agree."
+    """Checks of the paper's numbers against each other and against the benchmarks' sizes: what was
+    stated, what follows, whether they agree."""
     from reveal_nb.benchmarks import read_manifest
     rows = []
     t1 = published("Table 1")
     for bench in ("EgoLifeQA", "Ego-R1"):
         col = t1[t1.column == bench]; ours = float(col[col.row == "REVEAL-27B"].value.iloc[0])
         best = float(col[col.row != "REVEAL-27B"].value.max())
-        rows.append(dict(check=f"§4.2 margin over the strongest competitor, {bench}", stated=published_value("§4.2", "margin over the strongest competitor", bench),
+        rows.append(dict(check=f"§4.2 margin over the strongest competitor, {bench}",
+                         stated=published_value("§4.2", "margin over the strongest competitor", bench),
                          follows=round(ours - best, 1)))
     sizes = {"Video-MME-L": read_manifest("videomme")["expected"]["questions"], "LVBench": 1267,
              "LongVideoBench": read_manifest("longvideobench")["expected"]["questions"],
-             "EgoLifeQA": read_manifest("egolifeqa")["expected"]["questions"], "Ego-R1": read_manifest("egor1")["expected"]["questions"]}
+             "EgoLifeQA": read_manifest("egolifeqa")["expected"]["questions"],
+             "Ego-R1": read_manifest("egor1")["expected"]["questions"]}
     t4 = published("Table 4")
     for bench, n in sizes.items():
         stops = t4[(t4.row == bench) & t4.column.str.startswith("questions stopping")].value.sum()
-        rows.append(dict(check=f"Table 4 stop counts of {bench} against its question count", stated=float(n), follows=float(stops)))
+        rows.append(dict(check=f"Table 4 stop counts of {bench} against its question count",
+                         stated=float(n), follows=float(stops)))
     rounds = published_value("Table 4", "Video-MME-L", "mean rounds")
-    rows.append(dict(check=f"§4.4 'about 31 segments' against {rerank_k} pieces per round × {rounds} rounds",
-                     stated=published_value("§4.4, Figure 4a", "REVEAL", "Video-MME-L segments"), follows=round(rerank_k * rounds, 1)))
-    t3 = published("Table 3").assign(what=lambda d: d.column.str.split(" ").str[-1].str.strip("()"), bench=lambda d: d.column.str.split(" ").str[0])
+    rows.append(dict(
+        check=f"§4.4 'about 31 segments' against {rerank_k} pieces per round × {rounds} rounds",
+        stated=published_value("§4.4, Figure 4a", "REVEAL", "Video-MME-L segments"),
+        follows=round(rerank_k * rounds, 1)))
+    t3 = published("Table 3").assign(what=lambda d: d.column.str.split(" ").str[-1].str.strip("()"),
+                                     bench=lambda d: d.column.str.split(" ").str[0])
     hours = t3[t3.column.str.contains("time")].set_index(["row", "bench"]).value
     gpu = t3[t3.column.str.contains("GPU-h")].set_index(["row", "bench"]).value
     ratio = (gpu / hours).round(1)
-    rows.append(dict(check="Table 3 GPU-hours per hour, every row (min, max)", stated=float("nan"), follows=f"{ratio.min():g}–{ratio.max():g}"))
+    rows.append(dict(check="Table 3 GPU-hours per hour, every row (min, max)", stated=float("nan"),
+                     follows=f"{ratio.min():g}–{ratio.max():g}"))
     df = pd.DataFrame(rows)
-    return df.assign(agree=[(isinstance(f, float) and abs(s - f) < 0.05) if s == s else None for s, f in zip(df.stated, df.follows)])
+    return df.assign(agree=[(isinstance(f, float) and abs(s - f) < 0.05) if s == s else None
+                            for s, f in zip(df.stated, df.follows)])
 
 # %% ../nbs/16_analysis.ipynb #d330a78f
 def accuracy_row(correct, chance) -> dict:
@@ -102,7 +116,8 @@ def accuracy_row(correct, chance) -> dict:
     n, k = len(correct), sum(correct)
     lo, hi = wilson(k, n)
     ch = float(np.mean(chance)) if len(chance) else float("nan")
-    return dict(n=n, correct=k, accuracy=k / n if n else float("nan"), ci_low=lo, ci_high=hi, chance=ch, near_chance=bool(n and lo <= ch <= hi))
+    return dict(n=n, correct=k, accuracy=k / n if n else float("nan"), ci_low=lo, ci_high=hi,
+                chance=ch, near_chance=bool(n and lo <= ch <= hi))
 
 def trace_accuracy(traces: list[dict]) -> dict:
     "`accuracy_row` of a run's traces (chance = 1 / number of options, averaged)."
@@ -144,45 +159,56 @@ def missing_questions(items: list, cfg: RevealConfig, runs) -> list:
     have = read_jsonl_records(f, key="qid") if f.exists() else {}
     return [it for it in items if it.qid not in have]
 
-def ensure_runs(items: list, cfg: RevealConfig, variants, runs, models: Models | None = None, progress: bool = True) -> dict[str, Run]:
+def ensure_runs(items: list, cfg: RevealConfig, variants, runs, models: Models | None = None,
+                progress: bool = True) -> dict[str, Run]:
     "Each variant's run on `items` under `cfg`, running only the questions no earlier run has answered."
     from reveal_nb.evaluate import evaluate
     models, out = models or Models(cfg), {}
     for v in variants:
-        if v not in VARIANTS: raise RevealInputError("variants", v, f"unknown variant; known: {list(VARIANTS)}")
+        if v not in VARIANTS:
+            raise RevealInputError("variants", v, f"unknown variant; known: {list(VARIANTS)}")
         c = with_overrides(cfg, {"variant": v})
         d, need = run_dir(runs, c), bool(missing_questions(items, c, runs))
-        scores = evaluate(items, c, d, llm=models.llm if need else None, enc=models.enc if need else None, progress=progress)
+        scores = evaluate(items, c, d, llm=models.llm if need else None,
+                          enc=models.enc if need else None, progress=progress)
         recs = read_jsonl_records(d / "traces.jsonl", key="qid")
         out[v] = Run(v, c, d, [recs[it.qid] for it in items], scores)
     return out
 
 # %% ../nbs/16_analysis.ipynb #5f3cae51
 def evidence_block(pieces: list[dict]) -> str:
-    "Evidence pieces (dicts with start, end, level, text) as the answerer sees them: time order, one line each."
-    return "\n".join(f"[{mmss(e['start'])}-{mmss(e['end'])}] (L{e['level']}) {e['text']}" for e in sorted(pieces, key=lambda e: (e["start"], e["level"])))
+    """Evidence pieces (dicts with start, end, level, text) as the answerer sees them: time
+    order, one line each."""
+    return "\n".join(f"[{mmss(e['start'])}-{mmss(e['end'])}] (L{e['level']}) {e['text']}"
+                     for e in sorted(pieces, key=lambda e: (e["start"], e["level"])))
 
 def answer_jobs(models, cfg: RevealConfig, jobs: list[tuple[str, dict, str]]) -> list[str | None]:
-    "The answerer's letter for each (question, options, evidence text), read as the loop reads it (`answerer.answer_letters`)."
+    """The answerer's letter for each (question, options, evidence text), read as the loop reads it
+    (`answerer.answer_letters`)."""
     if not jobs: return []
     caches = {}
-    return [a["letter"] for a in answer_letters(models.llm, models.enc, cfg, [dict(question=q, options=o, evidence=ev, cache=caches.setdefault((q, tuple(o.items())), {}))
-                                                                             for q, o, ev in jobs])]
+    return [a["letter"] for a in answer_letters(models.llm, models.enc, cfg, [
+        dict(question=q, options=o, evidence=ev, cache=caches.setdefault((q, tuple(o.items())), {}))
+        for q, o, ev in jobs])]
 
 # %% ../nbs/16_analysis.ipynb #1758f452
 def round_answers(run: Run, items: list, models: Models, chunk: int = 8) -> dict[str, list]:
-    "For each question of `run`: the answerer's letter from the evidence held after each round (cached in the run's folder)."
+    """For each question of `run`: the answerer's letter from the evidence held after each round
+    (cached in the run's folder)."""
     path, by_qid = run.dir / "round_answers.jsonl", {it.qid: it for it in items}
     have = read_jsonl_records(path, key="qid") if path.exists() else {}
     todo = [t for t in run.traces if t["qid"] not in have]
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
         jobs = [(t, r) for t in part for r in range(t["n_rounds"])]
-        letters = answer_jobs(models, run.cfg, [(t["question"], t["options"], evidence_block([e for e in t["final_evidence"] if e["round"] <= r]))
-                                                    for t, r in jobs])
+        letters = answer_jobs(models, run.cfg, [
+            (t["question"], t["options"],
+             evidence_block([e for e in t["final_evidence"] if e["round"] <= r]))
+            for t, r in jobs])
         recs = {t["qid"]: dict(qid=t["qid"], letters=[], correct=[]) for t in part}
         for (t, r), l in zip(jobs, letters):
-            recs[t["qid"]]["letters"].append(l); recs[t["qid"]]["correct"].append(l == by_qid[t["qid"]].answer)
+            recs[t["qid"]]["letters"].append(l)
+            recs[t["qid"]]["correct"].append(l == by_qid[t["qid"]].answer)
         append_jsonl(path, list(recs.values())); have.update(recs)
     return {t["qid"]: have[t["qid"]] for t in run.traces}
 
@@ -191,31 +217,35 @@ def stop_round(trace: dict, tau: float, K: int) -> int:
     "The round at which a run with threshold tau and budget K would have stopped (0-based)."
     rhos = [r["verdict"].get("rho") for r in trace["rounds"]]
     if len(rhos) < min(K, trace["max_rounds"]) and not any(r is not None and r >= tau for r in rhos):
-        raise RevealInputError(trace["qid"], "rounds", f"the recorded run stopped after {len(rhos)} rounds; it cannot replay K = {K}")
+        raise RevealInputError(trace["qid"], "rounds", f"the recorded run stopped after "
+                               f"{len(rhos)} rounds; it cannot replay K = {K}")
     for t, rho in enumerate(rhos[:K]):
         if rho is not None and rho >= tau: return t
     return min(K, len(rhos)) - 1
 
 def replay_grid(traces: list[dict], answers: dict, Ks, taus) -> pd.DataFrame:
-    "Accuracy and mean rounds of every (K, tau), replayed from never-stopping runs and their per-round answers."
+    """Accuracy and mean rounds of every (K, tau), replayed from never-stopping runs and their
+    per-round answers."""
     rows = []
     for K in Ks:
         for tau in taus:
             s = [stop_round(t, tau, K) for t in traces]
-            acc = accuracy_row([answers[t["qid"]]["correct"][r] for t, r in zip(traces, s)], [1 / len(t["options"]) for t in traces])
+            acc = accuracy_row([answers[t["qid"]]["correct"][r] for t, r in zip(traces, s)],
+                               [1 / len(t["options"]) for t in traces])
             rows.append(dict(K=K, tau=tau, mean_rounds=float(np.mean(s)) + 1, **acc))
     return pd.DataFrame(rows)
 
 # %% ../nbs/16_analysis.ipynb #3098193a
 def volume_config(cfg: RevealConfig, k: int) -> RevealConfig:
     "The loop with verification off, admitting up to k pieces per round, by search or by uniform sampling."
-    return with_overrides(cfg, {"variant": "no_verify", "rerank_k": k, "top_k_l1": max(cfg.top_k_l1, k),
-                                "uniform_sample_k": k})
+    return with_overrides(cfg, {"variant": "no_verify", "rerank_k": k,
+                                "top_k_l1": max(cfg.top_k_l1, k), "uniform_sample_k": k})
 
 def volume_point(traces: list[dict]) -> dict:
     "Mean L1 segments and mean pieces of every level the answerer finally read, with the accuracy."
     segments = [sum(e["level"] == 1 for e in t["final_evidence"]) for t in traces]
-    return dict(segments=float(np.mean(segments)), pieces=float(np.mean([len(t["final_evidence"]) for t in traces])),
+    return dict(segments=float(np.mean(segments)),
+                pieces=float(np.mean([len(t["final_evidence"]) for t in traces])),
                 **trace_accuracy(traces))
 
 def volume_curve(items: list, cfg: RevealConfig, ks, models: Models, runs) -> pd.DataFrame:
@@ -228,13 +258,16 @@ def volume_curve(items: list, cfg: RevealConfig, ks, models: Models, runs) -> pd
 
 # %% ../nbs/16_analysis.ipynb #5ac44a66
 def round_points(traces: list[dict], answers: dict | None = None) -> pd.DataFrame:
-    "One row per (question, round): rho, ground-truth sufficiency, and the answer's correctness after that round if known."
+    """One row per (question, round): rho, ground-truth sufficiency, and the answer's correctness
+    after that round if known."""
     rows = []
     for t in traces:
         for r in t["rounds"]:
             v = r["verdict"]
-            ok = answers[t["qid"]]["correct"][r["round"]] if answers else (t["correct"] if r["round"] == t["n_rounds"] - 1 else None)
-            rows.append(dict(qid=t["qid"], type=t["type"], round=r["round"], rho=v.get("rho"), truly_sufficient=r.get("truly_sufficient"), correct=ok))
+            ok = (answers[t["qid"]]["correct"][r["round"]] if answers
+                  else (t["correct"] if r["round"] == t["n_rounds"] - 1 else None))
+            rows.append(dict(qid=t["qid"], type=t["type"], round=r["round"], rho=v.get("rho"),
+                             truly_sufficient=r.get("truly_sufficient"), correct=ok))
     return pd.DataFrame(rows)
 
 def reliability(points: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
@@ -245,20 +278,25 @@ def reliability(points: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
     rows = []
     for b in range(bins):
         sel = p[idx == b]
-        acc = accuracy_row(sel.correct.tolist(), [0.0] * len(sel)) if len(sel) else dict(n=0, accuracy=float("nan"), ci_low=float("nan"), ci_high=float("nan"))
-        rows.append(dict(bin_low=edges[b], bin_high=edges[b + 1], mean_rho=float(sel.rho.mean()) if len(sel) else float("nan"),
-                         n=acc["n"], accuracy=acc["accuracy"], ci_low=acc["ci_low"], ci_high=acc["ci_high"]))
+        acc = (accuracy_row(sel.correct.tolist(), [0.0] * len(sel)) if len(sel)
+               else dict(n=0, accuracy=float("nan"), ci_low=float("nan"), ci_high=float("nan")))
+        rows.append(dict(bin_low=edges[b], bin_high=edges[b + 1],
+                         mean_rho=float(sel.rho.mean()) if len(sel) else float("nan"), n=acc["n"],
+                         accuracy=acc["accuracy"], ci_low=acc["ci_low"], ci_high=acc["ci_high"]))
     return pd.DataFrame(rows)
 
 def sufficiency_agreement(points: pd.DataFrame, tau: float) -> dict:
-    "AUROC of rho for ground-truth sufficiency, and how often rho >= tau was reached with the decisive evidence absent."
+    """AUROC of rho for ground-truth sufficiency, and how often rho >= tau was reached with the
+    decisive evidence absent."""
     from reveal_nb.core import auroc
     p = points.dropna(subset=["rho", "truly_sufficient"])
     said = p[p.rho >= tau]
     return dict(points=len(p), truly_sufficient=int(p.truly_sufficient.sum()),
                 auroc=auroc(p[p.truly_sufficient.astype(bool)].rho, p[~p.truly_sufficient.astype(bool)].rho),
-                said_sufficient=len(said), said_sufficient_but_absent=int((~said.truly_sufficient.astype(bool)).sum()),
-                false_sufficient_rate=float((~said.truly_sufficient.astype(bool)).mean()) if len(said) else float("nan"))
+                said_sufficient=len(said),
+                said_sufficient_but_absent=int((~said.truly_sufficient.astype(bool)).sum()),
+                false_sufficient_rate=(float((~said.truly_sufficient.astype(bool)).mean())
+                                       if len(said) else float("nan")))
 
 # %% ../nbs/16_analysis.ipynb #fd92fc42
 def final_verdict(trace: dict) -> str:
@@ -266,9 +304,11 @@ def final_verdict(trace: dict) -> str:
     from reveal_nb.traces import stopped_sufficient
     return "sufficient" if stopped_sufficient(trace) else "insufficient"
 
-def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: Models, runs=None) -> pd.DataFrame:
-    """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added to REVEAL's
-    final evidence (and the gain), and with the ground-truth evidence alone; cached under `runs`."""
+def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: Models,
+                   runs=None) -> pd.DataFrame:
+    """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added
+    to REVEAL's final evidence (and the gain), and with the ground-truth evidence alone; cached
+    under `runs`."""
     from reveal_nb.traces import unit_memory
     by_qid = {it.qid: it for it in items}
     path = Path(runs) / f"verdict-groups-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
@@ -281,9 +321,12 @@ def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: M
         gold = oracle_pieces(it, mems[it.video_id])
         seen = {e["id"] for e in t["final_evidence"]}
         jobs.append((it, gold, list(t["final_evidence"]) + [g for g in gold if g["id"] not in seen]))
-    injected = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(ev)) for it, _, ev in jobs])
-    alone = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(g)) for it, g, _ in jobs])
-    new = [dict(qid=it.qid, injected=a == it.answer, gold_only=b == it.answer) for (it, _, _), a, b in zip(jobs, injected, alone)]
+    injected = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(ev))
+                                         for it, _, ev in jobs])
+    alone = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(g))
+                                      for it, g, _ in jobs])
+    new = [dict(qid=it.qid, injected=a == it.answer, gold_only=b == it.answer)
+           for (it, _, _), a, b in zip(jobs, injected, alone)]
     if path and new: append_jsonl(path, new)
     have.update({r["qid"]: r for r in new})
     rows = []
@@ -291,11 +334,13 @@ def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: M
         ts = [t for t in traces if final_verdict(t) == group and t["qid"] in have]
         chance = [1 / len(t["options"]) for t in ts]
         base, inj, only = (accuracy_row([f(t) for t in ts], chance) for f in
-                           (lambda t: bool(t["correct"]), lambda t: have[t["qid"]]["injected"], lambda t: have[t["qid"]]["gold_only"]))
-        rows.append(dict(verdict=group, n=len(ts), accuracy=base["accuracy"], ci_low=base["ci_low"], ci_high=base["ci_high"],
-                         injected=inj["accuracy"], gain=inj["accuracy"] - base["accuracy"] if ts else float("nan"),
-                         gold_only=only["accuracy"], gold_only_ci_low=only["ci_low"], gold_only_ci_high=only["ci_high"],
-                         near_chance=base["near_chance"] if ts else None))
+                           (lambda t: bool(t["correct"]), lambda t: have[t["qid"]]["injected"],
+                            lambda t: have[t["qid"]]["gold_only"]))
+        rows.append(dict(verdict=group, n=len(ts), accuracy=base["accuracy"], ci_low=base["ci_low"],
+                         ci_high=base["ci_high"], injected=inj["accuracy"],
+                         gain=inj["accuracy"] - base["accuracy"] if ts else float("nan"),
+                         gold_only=only["accuracy"], gold_only_ci_low=only["ci_low"],
+                         gold_only_ci_high=only["ci_high"], near_chance=base["near_chance"] if ts else None))
     return pd.DataFrame(rows)
 
 # %% ../nbs/16_analysis.ipynb #5758c2e4
@@ -311,14 +356,17 @@ def per_type(runs: dict) -> pd.DataFrame:
 # %% ../nbs/16_analysis.ipynb #017d27c4
 def oracle_pieces(item, mem) -> list[dict]:
     "The L1 segments of `mem` that overlap one of the item's ground-truth evidence intervals."
-    return [x for x in mem.level(1) if x["text"] and any(x["start"] < b and a < x["end"] for a, b in item.evidence)]
+    return [x for x in mem.level(1)
+            if x["text"] and any(x["start"] < b and a < x["end"] for a, b in item.evidence)]
 
 def blind_answers(models, cfg: RevealConfig, jobs: list[tuple[str, dict]]) -> list[str | None]:
-    "The answerer's letter for each (question, options) with no evidence: a reply, or the likeliest option text."
+    """The answerer's letter for each (question, options) with no evidence: a reply, or the
+    likeliest option text."""
     return answer_jobs(models, cfg, [(q, o, "") for q, o in jobs])
 
 def oracle_answers(items: list, cfg: RevealConfig, models: Models, runs=None) -> dict:
-    "For each question with ground-truth evidence: the answer with no evidence and with the oracle evidence (cached under `runs`)."
+    """For each question with ground-truth evidence: the answer with no evidence and with the oracle
+    evidence (cached under `runs`)."""
     from reveal_nb.traces import unit_memory
     path = Path(runs) / f"oracle-v2-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
     have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
@@ -328,14 +376,17 @@ def oracle_answers(items: list, cfg: RevealConfig, models: Models, runs=None) ->
         if it.video_id not in mems: mems[it.video_id] = unit_memory(it, cfg, models.llm, models.enc)
     pieces = [oracle_pieces(it, mems[it.video_id]) for it in its]
     none = blind_answers(models, cfg, [(it.question, it.options) for it in its])
-    gold = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(p)) for it, p in zip(its, pieces)])
-    new = [dict(qid=it.qid, none=a == it.answer, oracle=b == it.answer, oracle_pieces=len(p)) for it, p, a, b in zip(its, pieces, none, gold)]
+    gold = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(p))
+                                     for it, p in zip(its, pieces)])
+    new = [dict(qid=it.qid, none=a == it.answer, oracle=b == it.answer, oracle_pieces=len(p))
+           for it, p, a, b in zip(its, pieces, none, gold)]
     if path and new: append_jsonl(path, new)
     have.update({r["qid"]: r for r in new})
     return {it.qid: have[it.qid] for it in items if it.qid in have}
 
 def failure_split(traces: list[dict]) -> dict:
-    "A run's wrong answers split by whether its final evidence was truly sufficient (reading) or not (retrieval)."
+    """A run's wrong answers split by whether its final evidence was truly sufficient (reading) or
+    not (retrieval)."""
     wrong = [t for t in traces if not t["correct"] and t.get("truly_sufficient_final") is not None]
     read = sum(bool(t["truly_sufficient_final"]) for t in wrong)
     return dict(wrong=len(wrong), reading_failures=read, retrieval_failures=len(wrong) - read)
@@ -349,14 +400,21 @@ def pick_case(reveal: list[dict], no_rubric: list[dict]) -> tuple[str | None, st
     "The case-study question id chosen by the rule, and the reason (or why there is none)."
     nr = {t["qid"]: t for t in no_rubric}
     cands = [t for t in reveal if t["correct"] and t["qid"] in nr and nr[t["qid"]]["correct"] is False]
-    if not cands: return None, "no question where the no-rubric variant is wrong and REVEAL is right in these runs"
-    best = sorted(cands, key=lambda t: (not (t["n_rounds"] > 1 and _repaired(t)), -t["n_rounds"], t["qid"]))[0]
-    why = "REVEAL right, no-rubric wrong" + (", ground-truth evidence found by a repair round" if _repaired(best) else "") + f", {best['n_rounds']} rounds"
+    if not cands: return None, ("no question where the no-rubric variant is wrong and REVEAL is"
+                                " right in these runs")
+    best = sorted(cands, key=lambda t: (not (t["n_rounds"] > 1 and _repaired(t)),
+                                        -t["n_rounds"], t["qid"]))[0]
+    why = ("REVEAL right, no-rubric wrong"
+           + (", ground-truth evidence found by a repair round" if _repaired(best) else "")
+           + f", {best['n_rounds']} rounds")
     return best["qid"], f"{why} ({len(cands)} candidate{'s' if len(cands) != 1 else ''})"
 
 def fallback_case(reveal: list[dict]) -> tuple[str | None, str]:
-    "When the paper's rule finds no case: REVEAL's question that a repair round helped most visibly (right, repaired, most rounds, smallest id)."
+    """When the paper's rule finds no case: REVEAL's question that a repair round helped most
+    visibly (right, repaired, most rounds, smallest id)."""
     if not reveal: return None, "no REVEAL traces"
     best = sorted(reveal, key=lambda t: (not t["correct"], not _repaired(t), -t["n_rounds"], t["qid"]))[0]
-    why = ("REVEAL right" if best["correct"] else "REVEAL wrong") + (", ground-truth evidence found by a repair round" if _repaired(best) else "") + f", {best['n_rounds']} rounds"
+    why = (("REVEAL right" if best["correct"] else "REVEAL wrong")
+           + (", ground-truth evidence found by a repair round" if _repaired(best) else "")
+           + f", {best['n_rounds']} rounds")
     return best["qid"], why
