@@ -10,8 +10,9 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pandas as pd
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text,
-                            config_to_dict, mmss, paired_difference, read_jsonl_records, wilson, with_overrides)
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes,
+                            atomic_write_json, atomic_write_text, config_to_dict, mmss,
+                            paired_difference, read_jsonl_records, wilson, with_overrides)
 from .loop import VARIANTS, run_fingerprint
 from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir)
 
@@ -26,32 +27,43 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
     "A DataFrame as a GitHub Markdown table."
     return df.to_markdown(index=False, floatfmt=floatfmt)
 
-def save_report(name: str, out, *, parameters: dict, meta: dict, fig=None, table: pd.DataFrame | None = None, text: str | None = None) -> list[Path]:
-    "Write name.png/.svg (fig), name.csv/.md (table), name.txt (text) and name.json (parameters + meta) into out; returns the paths."
+def save_report(name: str, out, *, parameters: dict, meta: dict, fig=None,
+                table: pd.DataFrame | None = None, text: str | None = None) -> list[Path]:
+    """Write name.png/.svg (fig), name.csv/.md (table), name.txt (text) and name.json (parameters +
+    meta) into out; returns the paths."""
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     written = []
     if fig is not None:
-        for ext, kw in (("png", dict(dpi=150, metadata={"Software": None})), ("svg", dict(metadata={"Date": None}))):
+        for ext, kw in (("png", dict(dpi=150, metadata={"Software": None})),
+                        ("svg", dict(metadata={"Date": None}))):
             buf = io.BytesIO()
-            with matplotlib.rc_context({"svg.hashsalt": name}): fig.savefig(buf, format=ext, bbox_inches="tight", **kw)
+            with matplotlib.rc_context({"svg.hashsalt": name}):
+                fig.savefig(buf, format=ext, bbox_inches="tight", **kw)
             written.append(atomic_write_bytes(out / f"{name}.{ext}", buf.getvalue()))
     if table is not None:
         written.append(atomic_write_text(out / f"{name}.csv", table.to_csv(index=False)))
         written.append(atomic_write_text(out / f"{name}.md", markdown_table(table) + "\n"))
-    if text is not None: written.append(atomic_write_text(out / f"{name}.txt", text.rstrip() + "\n"))
-    written.append(atomic_write_json(out / f"{name}.json", dict(report=name, parameters=parameters, **meta)))
+    if text is not None:
+        written.append(atomic_write_text(out / f"{name}.txt", text.rstrip() + "\n"))
+    written.append(atomic_write_json(out / f"{name}.json",
+                                     dict(report=name, parameters=parameters, **meta)))
     return written
 
+# %% ../nbs/16a_reports.ipynb #e140cb7d
 def run_meta(runs: dict, items: list) -> dict:
     "What a report rests on: benchmark, n, backbone, readings and config fingerprint of each run."
     any_run = next(iter(runs.values()))
     t0 = any_run.traces[0]
-    return dict(benchmark=items[0].benchmark, n=len(items), backbone=t0["backbone"], readings={v: r.traces[0]["readings"] for v, r in runs.items()},
-                rubric_pools={v: r.traces[0].get("rubric_pool") for v, r in runs.items() if r.traces[0].get("rubric_pool")},
-                config_fingerprints={v: run_fingerprint(r.cfg) for v, r in runs.items()}, run_dirs={v: _relative(r.dir) for v, r in runs.items()})
+    return dict(benchmark=items[0].benchmark, n=len(items), backbone=t0["backbone"],
+                readings={v: r.traces[0]["readings"] for v, r in runs.items()},
+                rubric_pools={v: r.traces[0].get("rubric_pool") for v, r in runs.items()
+                              if r.traces[0].get("rubric_pool")},
+                config_fingerprints={v: run_fingerprint(r.cfg) for v, r in runs.items()},
+                run_dirs={v: _relative(r.dir) for v, r in runs.items()})
 
 def _relative(path) -> str:
-    "A path relative to the project folder when it lies inside it (committed sidecars name no machine's folders)."
+    """A path relative to the project folder when it lies inside it (committed sidecars name no
+    machine's folders)."""
     p = Path(path).resolve()
     try: return p.relative_to(project_root()).as_posix()
     except ValueError: return str(p)
@@ -73,30 +85,38 @@ def _with_text(source: str, text: str) -> str:
     return f"{head}{_FENCE}{text.rstrip()}\n```{tail}"
 
 def stale_windows(nbs_dir="nbs", root=".") -> list[str]:
-    "The window cells whose text differs from their file (or whose file is missing), as 'notebook: file'."
+    """The window cells whose text differs from their file (or whose file is missing), as
+    'notebook: file'."""
     out = []
     for p, nb, c, f in _window_cells(nbs_dir):
         src, path = "".join(c["source"]), Path(root) / f
-        if _FENCE not in src or not path.exists() or _with_text(src, path.read_text()) != src: out.append(f"{p.name}: {f}")
+        if _FENCE not in src or not path.exists() or _with_text(src, path.read_text()) != src:
+            out.append(f"{p.name}: {f}")
     return out
 
 def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
-    "Rewrite every window cell's fenced text from its file (atomically); returns the notebooks changed."
+    """Rewrite every window cell's fenced text from its file (atomically); returns the notebooks
+    changed."""
     changed = {}
     for p, nb, c, f in _window_cells(nbs_dir):
         path = Path(root) / f
         if not path.exists(): continue
         new = _with_text("".join(c["source"]), path.read_text())
         if new != "".join(c["source"]): c["source"] = new.splitlines(True); changed[p] = nb
-    for p, nb in changed.items(): atomic_write_text(p, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    for p, nb in changed.items():
+        atomic_write_text(p, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return [p.name for p in changed]
 
 # %% ../nbs/16a_reports.ipynb #e7180d9d
-def report_items(bench: str, root, split: str = "test", size: str = "mini", limit: int | None = None, cfg: RevealConfig | None = None,
+def report_items(bench: str, root, split: str = "test", size: str = "mini",
+                 limit: int | None = None, cfg: RevealConfig | None = None,
                  splits: list | None = None) -> list:
-    "The questions a report runs on: `bench` from `root` (reveal-synth generated there if missing or out of date), first `limit`."
+    """The questions a report runs on: `bench` from `root` (reveal-synth generated there if missing
+    or out of date), first `limit`."""
     from reveal_nb.benchmarks import load_benchmark
-    if limit is not None and limit < 1: raise RevealInputError("parameters", "limit", f"{limit} questions: give at least 1 (or None for all)")
+    if limit is not None and limit < 1:
+        raise RevealInputError("parameters", "limit",
+                               f"{limit} questions: give at least 1 (or None for all)")
     if bench == "reveal-synth":
         from reveal_nb.synth import ensure_generated
         ensure_generated(root, size, cfg or RevealConfig(), progress=False)
@@ -107,12 +127,15 @@ def report_items(bench: str, root, split: str = "test", size: str = "mini", limi
     return items[:limit]
 
 # %% ../nbs/16a_reports.ipynb #e2d38d1c
-REPORT_PARAMETERS = ("bench", "root", "size", "splits", "limit", "runs", "out", "overrides", "variants")
+REPORT_PARAMETERS = ("bench", "root", "size", "splits", "limit", "runs", "out", "overrides",
+                     "variants")
 
 def project_root(start=None) -> Path:
-    "The project folder (the nearest parent holding settings.ini and nbs/), or the working folder outside a checkout."
+    """The project folder (the nearest parent holding settings.ini and nbs/), or the working folder
+    outside a checkout."""
     here = Path(start or Path.cwd()).resolve()
-    return next((p for p in (here, *here.parents) if (p / "settings.ini").exists() and (p / "nbs").is_dir()), here)
+    return next((p for p in (here, *here.parents)
+                 if (p / "settings.ini").exists() and (p / "nbs").is_dir()), here)
 
 @dataclass
 class Report:
@@ -125,49 +148,63 @@ class Report:
     parameters: dict
 
 def report_config(overrides) -> RevealConfig:
-    "The config every report notebook starts from: the defaults with the `overrides` parameter applied."
+    """The config every report notebook starts from: the defaults with the `overrides` parameter
+    applied."""
     return with_overrides(RevealConfig(), list(overrides or []), source="overrides")
 
 def report_setup(ns: dict) -> Report:
     "Config, questions, run and output folders from a report notebook's parameters (`globals()`)."
     missing = [k for k in REPORT_PARAMETERS if k not in ns]
-    if missing: raise RevealInputError("parameters", missing[0], "every report notebook defines " + ", ".join(REPORT_PARAMETERS))
+    if missing:
+        raise RevealInputError("parameters", missing[0],
+                               "every report notebook defines " + ", ".join(REPORT_PARAMETERS))
     base = project_root()
     at = lambda p: Path(p) if Path(p).is_absolute() else base / p
     cfg = report_config(ns["overrides"])
     splits = [s.strip() for s in str(ns["splits"]).split(",") if s.strip()]
-    items = report_items(ns["bench"], at(ns["root"]), size=ns["size"], limit=ns["limit"], cfg=cfg, splits=splits)
-    params = {k: ns[k] for k in REPORT_PARAMETERS} | {k: ns[k] for k in ns.get("_extra_parameters", ())}
+    items = report_items(ns["bench"], at(ns["root"]), size=ns["size"], limit=ns["limit"], cfg=cfg,
+                         splits=splits)
+    params = ({k: ns[k] for k in REPORT_PARAMETERS}
+              | {k: ns[k] for k in ns.get("_extra_parameters", ())})
     return Report(cfg, items, at(ns["runs"]), at(ns["out"]), Models(cfg), params)
 
 # %% ../nbs/16a_reports.ipynb #18786b1c
 def report_label(rep: Report, run: Run) -> str:
-    "The line every figure carries: benchmark, questions, backbone, the rubric pool (for a run that verifies with one), n."
+    """The line every figure carries: benchmark, questions, backbone, the rubric pool (for a run
+    that verifies with one), n."""
     b, pool = run.traces[0]["backbone"], run.traces[0].get("rubric_pool")
-    where = f"{rep.items[0].benchmark} {rep.parameters['size']} {rep.parameters['splits']}" if rep.items[0].benchmark == "reveal-synth" else rep.items[0].benchmark
-    return (f"{where} · backbone {Path(str(b['model'])).name} ({b['backend']})" + (f" · pool {pool['name']}" if pool else "")
-            + f" · n = {len(run.traces)}")
+    where = (f"{rep.items[0].benchmark} {rep.parameters['size']} {rep.parameters['splits']}"
+             if rep.items[0].benchmark == "reveal-synth" else rep.items[0].benchmark)
+    return (f"{where} · backbone {Path(str(b['model'])).name} ({b['backend']})"
+            + (f" · pool {pool['name']}" if pool else "") + f" · n = {len(run.traces)}")
 
 def chance_note(rows) -> str:
     "A plain sentence on which accuracies are within their interval of chance."
     near = [r["method"] for r in rows if r.get("near_chance")]
     if not near: return "Every accuracy here is outside its 95% interval of chance."
-    return ("All" if len(near) == len(rows) else ", ".join(near) + ":") + " within the 95% interval of chance: these accuracies cannot tell the methods apart."
+    return (("All" if len(near) == len(rows) else ", ".join(near) + ":")
+            + " within the 95% interval of chance: these accuracies cannot tell the methods apart.")
 
 # %% ../nbs/16a_reports.ipynb #99d541fe
 def figures_pool(choice: str, params: dict, progress: bool = True) -> str:
-    """The `rubric_pool` every report's runs use: 'dev' (constructed once on reveal-synth's dev split with the
-    ground-truth teacher, then reused), 'starter' ('' : the hand-written pool) or a pool file."""
+    """The `rubric_pool` every report's runs use: 'dev' (constructed once on reveal-synth's dev
+    split with the ground-truth teacher, then reused), 'starter' ('' : the hand-written pool) or a
+    pool file."""
     from reveal_nb.construction import construct_pool
     if choice == "starter": return ""
     if choice != "dev":
-        if not Path(choice).is_file(): raise RevealInputError("--pool", "pool", f"{choice!r}: give 'dev', 'starter' or a rubric_pool.yaml")
+        if not Path(choice).is_file():
+            raise RevealInputError("--pool", "pool",
+                                   f"{choice!r}: give 'dev', 'starter' or a rubric_pool.yaml")
         return _relative(choice)
     if params["bench"] != "reveal-synth":
-        raise RevealInputError("--pool", "pool", "'dev' constructs on reveal-synth's dev split; for another benchmark give a "
-                               "pool file (reveal-nb rubrics build) or 'starter'")
-    cfg = with_overrides(report_config(params["overrides"]), {"construct_teacher": "ground_truth", "rubric_pool": ""})
-    root = Path(params["root"]) if Path(params["root"]).is_absolute() else project_root() / params["root"]
+        raise RevealInputError("--pool", "pool", "'dev' constructs on reveal-synth's dev split; "
+                               "for another benchmark give a pool file (reveal-nb rubrics build) "
+                               "or 'starter'")
+    cfg = with_overrides(report_config(params["overrides"]),
+                         {"construct_teacher": "ground_truth", "rubric_pool": ""})
+    root = (Path(params["root"]) if Path(params["root"]).is_absolute()
+            else project_root() / params["root"])
     out = Path(params["runs"]) / f"pool-dev-{run_fingerprint(cfg)[:10]}"
     out = out if out.is_absolute() else project_root() / out
     if not (out / "report.json").exists():
@@ -176,27 +213,34 @@ def figures_pool(choice: str, params: dict, progress: bool = True) -> str:
     return _relative(out / "rubric_pool.yaml")
 
 # %% ../nbs/16a_reports.ipynb #a646b1cd
-REPORTS = ("table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volume", "fig4b_calibration", "fig4c_types", "fig5_case",
-           "oracle", "sweep", "sweep_heatmap")
+REPORTS = ("table1_main", "table2_ablation", "tables34_efficiency", "fig4a_volume",
+           "fig4b_calibration", "fig4c_types", "fig5_case", "oracle", "sweep", "sweep_heatmap")
 
 def reports_dir() -> Path:
     "The folder of the report notebooks (nbs/reports in the project checkout)."
     d = project_root() / "nbs" / "reports"
-    if not d.is_dir(): raise RevealInputError(str(d), "nbs/reports", "the report notebooks live in the project checkout; run from inside it")
+    if not d.is_dir():
+        raise RevealInputError(str(d), "nbs/reports", "the report notebooks live in the project "
+                               "checkout; run from inside it")
     return d
 
 def titled(path, extra: dict):
-    "Add the parameters that vary between executed copies of one notebook to its title (the book lists each copy)."
+    """Add the parameters that vary between executed copies of one notebook to its title (the book
+    lists each copy)."""
     if not extra: return
     nb = json.loads(Path(path).read_text())
-    cell = next((c for c in nb["cells"] if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("# ")), None)
+    cell = next((c for c in nb["cells"]
+                 if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("# ")), None)
     if cell:
         first, sep, rest = "".join(cell["source"]).partition("\n")
         cell["source"] = f"{first} ({', '.join(f'{k} = {v}' for k, v in extra.items())}){sep}{rest}"
         atomic_write_text(path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
-def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), executed=None, progress: bool = True, jobs: int = 1) -> list[dict]:
-    "Execute report notebooks with papermill (one that declares `theta` once per θ), after `prefetch_runs` when `jobs` > 1; returns name, seconds, output of each."
+# %% ../nbs/16a_reports.ipynb #d1e74b8b
+def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), executed=None,
+                progress: bool = True, jobs: int = 1) -> list[dict]:
+    """Execute report notebooks with papermill (one that declares `theta` once per θ), after
+    `prefetch_runs` when `jobs` > 1; returns name, seconds, output of each."""
     import time, papermill as pm
     names = list(names or REPORTS)
     bad = [n for n in names if n not in REPORTS]
@@ -210,42 +254,53 @@ def run_reports(names=None, parameters: dict | None = None, thetas=(0.8,), execu
         t0 = time.time()
         rep = report_setup(declared_parameters(names[0], params))
         prefetch_runs(rep.items, plan, rep.runs, jobs=jobs, progress=progress)
-        done.append(dict(report=f"prefetch ({jobs} processes)", seconds=round(time.time() - t0, 1), notebook=None))
+        done.append(dict(report=f"prefetch ({jobs} processes)", seconds=round(time.time() - t0, 1),
+                         notebook=None))
     for name in names:
-        for extra in ([dict(theta=float(t)) for t in thetas] if "theta" in declared_parameters(name, params) else [{}]):
+        for extra in ([dict(theta=float(t)) for t in thetas]
+                      if "theta" in declared_parameters(name, params) else [{}]):
             tag = name + "".join(f"_{k}-{v}" for k, v in extra.items())
             t0 = time.time()
             if progress: print(f"[{time.strftime('%H:%M:%S')}] {tag} ...", flush=True)
             src = reports_dir() / f"{name}.ipynb"
             declared = pm.inspect_notebook(str(src))
-            pm.execute_notebook(str(src), str(executed / f"{tag}.ipynb"), parameters={k: v for k, v in (params | extra).items() if k in declared},
+            pm.execute_notebook(str(src), str(executed / f"{tag}.ipynb"),
+                                parameters={k: v for k, v in (params | extra).items()
+                                            if k in declared},
                                 cwd=str(project_root()), kernel_name="python3", progress_bar=False)
             titled(executed / f"{tag}.ipynb", extra)
-            done.append(dict(report=tag, seconds=round(time.time() - t0, 1), notebook=str(executed / f"{tag}.ipynb")))
+            done.append(dict(report=tag, seconds=round(time.time() - t0, 1),
+                             notebook=str(executed / f"{tag}.ipynb")))
             if progress: print(f"    {done[-1]['seconds']:.0f} s", flush=True)
     return done
 
 # %% ../nbs/16a_reports.ipynb #ef1616ce
 def probe_config(cfg: RevealConfig, rounds: int) -> RevealConfig:
     "The never-stopping run behind Figure 4b and the sweep: K = `rounds`, τ = 1, no early stop."
-    return with_overrides(cfg, {"early_stop": False, "tau": 1.0, "max_rounds": int(rounds), "variant": "reveal"})
+    return with_overrides(cfg, {"early_stop": False, "tau": 1.0, "max_rounds": int(rounds),
+                                "variant": "reveal"})
 
 def declared_parameters(name: str, parameters: dict) -> dict:
-    "A report notebook's parameter values as papermill will set them: its defaults, then `parameters` it declares."
+    """A report notebook's parameter values as papermill will set them: its defaults, then
+    `parameters` it declares."""
     import ast, papermill as pm
     declared = pm.inspect_notebook(str(reports_dir() / f"{name}.ipynb"))
-    return {k: ast.literal_eval(v["default"]) for k, v in declared.items()} | {k: v for k, v in parameters.items() if k in declared}
+    return ({k: ast.literal_eval(v["default"]) for k, v in declared.items()}
+            | {k: v for k, v in parameters.items() if k in declared})
 
 # %% ../nbs/16a_reports.ipynb #94a9e3ad
-_RUN_COST = {"reveal": 4, "no_rubric": 3, "iter": 3, "offmem": 3, "onmem": 3, "m_base": 1, "direct": 1}
+_RUN_COST = {"reveal": 4, "no_rubric": 3, "iter": 3, "offmem": 3, "onmem": 3, "m_base": 1,
+             "direct": 1}
 
 def report_plan(names, parameters: dict, thetas=(0.8,)) -> list[RevealConfig]:
-    "The runs the named reports read, as configs (variant set), each run folder once, longest first."
+    """The runs the named reports read, as configs (variant set), each run folder once, longest
+    first."""
     plan = {}
     for name in names:
         ns = declared_parameters(name, parameters)
         cfg = report_config(ns["overrides"])
-        for base in ([with_overrides(cfg, {"theta": float(t)}) for t in thetas] if "theta" in ns else [cfg]):
+        for base in ([with_overrides(cfg, {"theta": float(t)}) for t in thetas] if "theta" in ns
+                     else [cfg]):
             cfgs = [with_overrides(base, {"variant": v}) for v in ns["variants"]]
             if "probe_rounds" in ns: cfgs.append(probe_config(base, ns["probe_rounds"]))
             for c in cfgs: plan.setdefault(run_dir(".", c), c)
@@ -266,21 +321,27 @@ def _prefetch_one(task) -> tuple[str, int]:
     run = ensure_runs(items, cfg, [cfg.variant], runs, models, progress=False)[cfg.variant]
     return run.dir.name, len(run.traces)
 
-def prefetch_runs(items: list, plan: list[RevealConfig], runs, jobs: int = 2, progress: bool = True) -> list[str]:
-    "Compute the unfinished runs of `plan` on `items` in `jobs` one-thread processes (a run per task, in plan order); returns their folders."
+def prefetch_runs(items: list, plan: list[RevealConfig], runs, jobs: int = 2,
+                  progress: bool = True) -> list[str]:
+    """Compute the unfinished runs of `plan` on `items` in `jobs` one-thread processes (a run per
+    task, in plan order); returns their folders."""
     import multiprocessing as mp, os, time
     if jobs < 1: raise RevealInputError("--jobs", "jobs", f"{jobs}: at least one process is needed")
     t0, done, plan = time.time(), [], [c for c in plan if missing_questions(items, c, runs)]
     if not plan: return done
     saved = {v: os.environ.get(v) for v in _THREAD_VARS}
-    os.environ.update({v: "1" for v in _THREAD_VARS})          # the workers inherit it at spawn, before numpy or torch load
+    # the workers inherit it at spawn, before numpy or torch load
+    os.environ.update({v: "1" for v in _THREAD_VARS})
     try: pool = mp.get_context("spawn").Pool(min(jobs, len(plan)), initializer=_one_thread)
     finally:
         for v, old in saved.items():
             if old is None: os.environ.pop(v, None)
             else: os.environ[v] = old
-    with pool:      # leaving the block terminates the workers, so an error or Ctrl-C stops every run at once
+    # leaving the block terminates the workers, so an error or Ctrl-C stops every run at once
+    with pool:
         for name, n in pool.imap_unordered(_prefetch_one, [(items, c, str(runs)) for c in plan]):
             done.append(name)
-            if progress: print(f"[{time.strftime('%H:%M:%S')}] prefetched {name} ({n} questions), {len(done)}/{len(plan)} runs, {time.time() - t0:.0f} s", flush=True)
+            if progress:
+                print(f"[{time.strftime('%H:%M:%S')}] prefetched {name} ({n} questions), "
+                      f"{len(done)}/{len(plan)} runs, {time.time() - t0:.0f} s", flush=True)
     return done
