@@ -126,6 +126,12 @@ class RevealConfig:
     # --- models ---
     llm_backend: str = _f("transformers", "chat backend: 'transformers' (in-process), 'vllm' (in-process vllm.LLM) or 'openai' (HTTP)", choices=("transformers", "vllm", "openai"), memory=True)
     llm_model: str = _f("bundled:smollm2-135m-instruct", "model: 'bundled:smollm2-135m-instruct', a local path, or the served model name for 'openai'", memory=True)
+    planner_model: str = _f("", "the planner's model (empty: llm_model)")
+    verifier_model: str = _f("", "the verifier's model (empty: llm_model); reading is where a larger model pays")
+    answerer_model: str = _f("", "the answerer's model (empty: llm_model); with the likelihood readings it must be the "
+                             "verifier's, whose calibration it shares")
+    summarizer_model: str = _f("", "the model that writes the memory's captions and L2/L3 summaries (empty: llm_model)")
+    construct_model: str = _f("", "rubric construction's teacher and proposer (empty: llm_model)")
     llm_base_url: str = _f("", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     llm_api_key_env: str = _f("OPENAI_API_KEY", "environment variable holding the server's API key (may be unset for local servers)")
     temperature: float = _f(0.0, "sampling temperature (0 = greedy, as in the paper)", lo=0, hi=5, memory=True)

@@ -16,7 +16,7 @@ from .core import RevealConfig, RevealInputError, cache_root, sha256_file
 # %% auto #0
 __all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'ChatRequest', 'ChatResult', 'usage_totals', 'call_record', 'UsageLedger',
            'StructuredOutputError', 'parse_structured', 'ChatBackend', 'ScoreRequest', 'ScoreResult',
-           'weights_identity', 'ReplyCache', 'ScriptedBackend', 'make_llm']
+           'weights_identity', 'ReplyCache', 'ScriptedBackend', 'make_backend', 'make_llm']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
 ROLES = ("planner", "verifier", "answerer", "summarizer",
@@ -72,7 +72,7 @@ def usage_totals(records) -> dict:
 
 def call_record(r) -> dict:
     "The usage of one chat or score result, as a trace stores it."
-    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat",
+    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", model=getattr(r, "model", None),
                 prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
                 completion_tokens=getattr(r, "completion_tokens", 0),
                 latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
@@ -227,6 +227,7 @@ def score_batch(self: ChatBackend, requests: list[ScoreRequest]) -> list[ScoreRe
                                   "scoring needs an in-process transformers model")
     results = self._score_cached(list(requests))
     for r in results:
+        r.model = r.model or self.model_name
         self.ledger.record(ChatResult("", r.role, prompt_tokens=r.prompt_tokens + sum(r.n_tokens),
                                       latency_s=r.latency_s, cached=r.cached))
     return results
@@ -384,10 +385,17 @@ _BACKENDS = {"transformers": ("reveal_nb.transformers_backend", "TransformersBac
              "vllm": ("reveal_nb.served", "VLLMBackend"),
              "openai": ("reveal_nb.served", "OpenAIBackend")}
 
-def make_llm(cfg: RevealConfig | None = None, **kw) -> ChatBackend:
-    """The chat backend named by `cfg.llm_backend` (its module is imported only then: chapters 01a
-    and 01b)."""
+def make_backend(cfg: RevealConfig | None = None, **kw) -> ChatBackend:
+    """The chat backend named by `cfg.llm_backend`, for `cfg.llm_model` (its module is imported only
+    then: chapters 01a and 01b)."""
     import importlib
     cfg = cfg or RevealConfig()
     module, name = _BACKENDS[cfg.llm_backend]
     return getattr(importlib.import_module(module), name)(cfg, **kw)
+
+def make_llm(cfg: RevealConfig | None = None, **kw):
+    "The run's chat model: one backend, or a `RoleModels` when the config gives roles models of their own."
+    from reveal_nb.roles import RoleModels, role_models      # chapter 01c; it builds on this chapter
+    cfg = cfg or RevealConfig()
+    if not kw and len(set(role_models(cfg).values())) > 1: return RoleModels(cfg)
+    return make_backend(cfg, **kw)

@@ -392,5 +392,9 @@ def readings_line(d: dict) -> str:
 def run_readings(cfg: RevealConfig, llm, enc=None) -> RunReadings:
     "The readings a run with this config and backbone uses."
     r = RunReadings(resolve_family(cfg.readings, llm))
+    roles = llm.roles() if hasattr(llm, "roles") else {}
+    if r.family == "likelihood" and roles and roles["verifier"] != roles["answerer"]:
+        raise RevealInputError("config", "verifier_model", f"{roles['verifier']!r} reads the evidence with the answerer's "
+                               f"calibration, fitted for {roles['answerer']!r}: give both roles one model")
     if r.family == "likelihood": r.require_calibration(llm, enc, cfg)
     return r
