@@ -4,14 +4,16 @@
 
 # %% ../nbs/03b_synth_questions.ipynb #3d7f8346
 from __future__ import annotations
-import itertools, random, re, string
+import itertools, random, string
 from .core import RevealConfig, mmss
 from .synth_world import ACTOR, OBJECTS, narration_track
+from .synth_claims import (
+    _colour, _free, _named, _obj, _place, _slot_of, _unsaid, claims_of, clashes, entities)
 
 # %% auto #0
-__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'entities', 'claims_of', 'clashes', 'q_counting', 'count_options',
-           'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order',
-           'mentions', 'balance_mentions', 'video_questions']
+__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'q_counting', 'count_options', 'q_negation', 'q_causal', 'q_attribute',
+           'q_location', 'q_global', 'q_grounding', 'q_temporal_order', 'mentions', 'balance_mentions',
+           'video_questions']
 
 # %% ../nbs/03b_synth_questions.ipynb #3b3529e4
 def _iv(s): return [s["start"], s["end"]]
@@ -77,57 +79,6 @@ def _set_evidence(q, steps) -> dict:
                     evidence_groups=[[_iv(steps[i]) for i in g] for g in groups],
                     evidence_steps=groups, misleading=[_iv(steps[i]) for i in m],
                     misleading_steps=m)
-
-# %% ../nbs/03b_synth_questions.ipynb #48c2b6c9
-def _obj(o) -> str: return f"object:{o}"
-def _place(p) -> str: return f"place:{p}"
-def _slot_of(s) -> str: return f"slot:{s['surface']}|{s['place']}"
-def _colour(c) -> str: return f"colour:{c}"
-
-def entities(text: str, truth: dict) -> set[str]:
-    "The objects (decor included), colours, places, slots (a surface in a place) and time spans a text names."
-    from reveal_nb.synth_world import PLACES
-    out = {_obj(o) for o in [*truth["objects"], *truth.get("decor", {})] if re.search(rf"\b{re.escape(o)}\b", text)}
-    out |= {_colour(c) for c in {o.split()[0] for o in OBJECTS} if re.search(rf"\b{c}\b", text)}
-    out |= {f"span:{m}" for m in re.findall(r"From \d+:\d\d to \d+:\d\d", text)}
-    for p in truth["places"]:
-        if re.search(rf"\b{re.escape(p)}\b", text): out.add(_place(p))
-        out |= {f"slot:{s}|{p}" for s in PLACES[p][4] if f"{s} in the {p}" in text}
-    return out
-
-def _named(q, truth) -> set[str]:
-    "What a question's wording and options name."
-    return entities(" ".join([q["question"], q["answer"], *q["distractors"]]), truth)
-
-def claims_of(q: dict, truth: dict) -> list[set]:
-    "What a question asks about, as sets of entities no other question of the video may name together."
-    t, named = q["type"], entities(q["question"], truth)
-    places, options = [e for e in named if e.startswith("place:")], [q["answer"], *q["distractors"]]
-    if t == "counting": return [{e} for e in named if e.startswith("object:")]
-    if t == "location":
-        return ([{e} for e in named if e.startswith("object:")]
-                + [{e} for o in options for e in entities(o, truth) if e.startswith("slot:")])
-    if t == "attribute": return [{p, _colour(c)} for p in places for c in options]
-    if t == "negation": return [{p, _obj(o)} for p in places for o in options]
-    if t == "temporal_grounding": return [{e} for o in options for e in entities(o, truth)]
-    if t == "temporal_order":
-        return [{p, e} for p in places for o in options for e in entities(o, truth) if e.startswith("object:")]
-    return []
-
-def _free(state, *ents) -> bool:
-    "No accepted question of the video claims these entities (so a question may name them together)."
-    have = set(ents)
-    return not any(c <= have for c in (state or {}).get("claimed", []))
-
-def _unsaid(state, *claims) -> bool:
-    "No accepted question names what these claims ask about (so a question may ask it)."
-    return all(_free(state, *c) and not any(c <= n for n in (state or {}).get("named", [])) for c in claims)
-
-def clashes(qs: list[dict], truth: dict) -> list[str]:
-    "Pairs of a video's questions where one names what the other asks about (empty list = a clean set)."
-    named = [_named(q, truth) for q in qs]
-    return [f"{b['type']} question {b['question']!r} names {sorted(c)}, asked about by the {a['type']} question {a['question']!r}"
-            for a in qs for c in claims_of(a, truth) for b, n in zip(qs, named) if b is not a and c <= n]
 
 # %% ../nbs/03b_synth_questions.ipynb #28987f3b
 COUNT_VALUES = (1, 2, 3, 4, 5)
