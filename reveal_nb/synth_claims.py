@@ -17,9 +17,11 @@ def _slot_of(s) -> str: return f"slot:{s['surface']}|{s['place']}"
 def _colour(c) -> str: return f"colour:{c}"
 
 def entities(text: str, truth: dict) -> set[str]:
-    "The objects (decor included), colours, places, slots (a surface in a place) and time spans a text names."
+    """The objects (decor included), colours, places, slots (a surface in a place) and time spans a
+    text names."""
     from reveal_nb.synth_world import PLACES
-    out = {_obj(o) for o in [*truth["objects"], *truth.get("decor", {})] if re.search(rf"\b{re.escape(o)}\b", text)}
+    out = {_obj(o) for o in [*truth["objects"], *truth.get("decor", {})]
+           if re.search(rf"\b{re.escape(o)}\b", text)}
     out |= {_colour(c) for c in {o.split()[0] for o in OBJECTS} if re.search(rf"\b{c}\b", text)}
     out |= {f"span:{m}" for m in re.findall(r"From \d+:\d\d to \d+:\d\d", text)}
     for p in truth["places"]:
@@ -33,7 +35,8 @@ def _named(q, truth) -> set[str]:
 
 # %% ../nbs/03f_synth_claims.ipynb #01d2f732
 def claims_of(q: dict, truth: dict) -> list[set]:
-    "What a question asks about, as sets of entities no other question of the video may name together."
+    """What a question asks about, as sets of entities no other question of the video may name
+    together."""
     t, named = q["type"], entities(q["question"], truth)
     places, options = [e for e in named if e.startswith("place:")], [q["answer"], *q["distractors"]]
     if t == "counting": return [{e} for e in named if e.startswith("object:")]
@@ -44,21 +47,27 @@ def claims_of(q: dict, truth: dict) -> list[set]:
     if t == "negation": return [{p, _obj(o)} for p in places for o in options]
     if t == "temporal_grounding": return [{e} for o in options for e in entities(o, truth)]
     if t == "temporal_order":
-        return [{p, e} for p in places for o in options for e in entities(o, truth) if e.startswith("object:")]
+        return [{p, e} for p in places for o in options for e in entities(o, truth)
+                if e.startswith("object:")]
     return []
 
 # %% ../nbs/03f_synth_claims.ipynb #d25f1786
 def _free(state, *ents) -> bool:
-    "No accepted question of the video claims these entities (so a question may name them together)."
+    """No accepted question of the video claims these entities (so a question may name them
+    together)."""
     have = set(ents)
     return not any(c <= have for c in (state or {}).get("claimed", []))
 
 def _unsaid(state, *claims) -> bool:
     "No accepted question names what these claims ask about (so a question may ask it)."
-    return all(_free(state, *c) and not any(c <= n for n in (state or {}).get("named", [])) for c in claims)
+    return all(_free(state, *c) and not any(c <= n for n in (state or {}).get("named", []))
+               for c in claims)
 
 def clashes(qs: list[dict], truth: dict) -> list[str]:
-    "Pairs of a video's questions where one names what the other asks about (empty list = a clean set)."
+    """Pairs of a video's questions where one names what the other asks about (empty list = a clean
+    set)."""
     named = [_named(q, truth) for q in qs]
-    return [f"{b['type']} question {b['question']!r} names {sorted(c)}, asked about by the {a['type']} question {a['question']!r}"
-            for a in qs for c in claims_of(a, truth) for b, n in zip(qs, named) if b is not a and c <= n]
+    return [f"{b['type']} question {b['question']!r} names {sorted(c)}, asked about by the "
+            f"{a['type']} question {a['question']!r}"
+            for a in qs for c in claims_of(a, truth) for b, n in zip(qs, named)
+            if b is not a and c <= n]
