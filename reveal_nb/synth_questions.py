@@ -120,6 +120,7 @@ def q_counting(truth, rng, state=None):
                      [str(n) for n in rng.sample([n for n in COUNT_VALUES if n != k], 3)],
                      steps, [[i] for i in picks[obj]], near)
 
+# %% ../nbs/03b_synth_questions.ipynb #1ce15603
 def count_options(qs: list[dict], rng) -> list[dict]:
     """Redraw the counting questions' distractors over a split so that, given the four options, each
     is the answer equally often: the value left out is drawn with probability ∝ 1 − 4·(share of the
