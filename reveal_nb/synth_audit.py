@@ -17,8 +17,10 @@ __all__ = ['BARS', 'audit_questions', 'audit_size', 'train_bag_of_words', 'bag_o
            'blind_baselines', 'blind_table', 'blind_bars', 'plant_cross_question_leak']
 
 # %% ../nbs/03d_synth_audit.ipynb #e056ec55
-def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0, cfg: RevealConfig | None = None) -> dict:
-    "Lettered dev and test questions of simulated (not rendered) videos, as `generate` would ask them."
+def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0,
+                    cfg: RevealConfig | None = None) -> dict:
+    """Lettered dev and test questions of simulated (not rendered) videos, as `generate` would ask
+    them."""
     out = {}
     for split in ("dev", "test"):
         s = split_seed(seed, split)
@@ -37,7 +39,8 @@ def audit_size(size: str = "small", seeds=(0, 1, 2), cfg: RevealConfig | None = 
         for split in dict.fromkeys(s[0] for s in specs):
             truths = [simulate(vid, secs, sd) for sp, vid, secs, sd in specs if sp == split]
             qs = split_questions(truths, split_seed(seed, split), cfg)
-            out.setdefault(split, []).extend(q | dict(video_id=f"{q['video_id']}@{seed}", seed=seed) for q in qs)
+            out.setdefault(split, []).extend(q | dict(video_id=f"{q['video_id']}@{seed}", seed=seed)
+                                             for q in qs)
     return out
 
 # %% ../nbs/03d_synth_audit.ipynb #a259191b
@@ -46,7 +49,8 @@ def _features(q, option):
     return [("opt", w) for w in ow] + [(a, b) for a in _words(q["question"]) for b in ow]
 
 def train_bag_of_words(dev: list[dict]) -> dict:
-    "Per question type, a log-ratio weight for every (question word x option word) and option-word feature."
+    """Per question type, a log-ratio weight for every (question word x option word) and option-word
+    feature."""
     counts = {}
     for q in dev:
         pos, neg = counts.setdefault(q["type"], ({}, {}))
@@ -65,7 +69,8 @@ def bag_of_words_scores(q: dict, model: dict) -> list[float]:
 
 # %% ../nbs/03d_synth_audit.ipynb #95f574e4
 def _logit_parts(w, X, y, mask, l2):
-    "Penalised negative log-likelihood of the answers under a conditional logit, its gradient and its Hessian."
+    """Penalised negative log-likelihood of the answers under a conditional logit, its gradient and
+    its Hessian."""
     s = np.where(mask, X @ w, -np.inf); s = s - s.max(axis=1, keepdims=True)
     p = np.exp(s); p /= p.sum(axis=1, keepdims=True)
     rows, d = np.arange(len(y)), X.shape[2]
@@ -104,7 +109,8 @@ def _design(questions: list[dict], template: dict, names: list[str] | None = Non
     feats = {}
     for qs in by_video.values():
         v = VideoIndex(qs)
-        for i, q in enumerate(qs): feats[id(q)] = option_features(v, i, template.get(q["type"], frozenset()))
+        for i, q in enumerate(qs):
+            feats[id(q)] = option_features(v, i, template.get(q["type"], frozenset()))
     if names is None: names = list(dict.fromkeys(n for q in questions for n in feats[id(q)]))
     k = max((len(q["options"]) for q in questions), default=4)
     X, mask = np.zeros((len(questions), k, len(names))), np.zeros((len(questions), k), bool)
@@ -137,10 +143,12 @@ def _standardise(Xd, md, Xt):
     return (Xd - mu) / sd, (Xt - mu) / sd
 
 def _logit(Xd, md, yd, vids, Xt, mt, seed, l2_grid, folds):
-    "Test scores of a conditional logit fitted on dev, with its L2 strength chosen by cross-validation over dev videos."
+    """Test scores of a conditional logit fitted on dev, with its L2 strength chosen by
+    cross-validation over dev videos."""
     Xd, Xt = _standardise(Xd, md, Xt)
     order = sorted(set(vids)); random.Random(f"folds:{seed}").shuffle(order)
-    fold = np.array([order.index(v) % folds for v in vids]) if len(order) >= folds else np.zeros(len(vids), int)
+    fold = (np.array([order.index(v) % folds for v in vids]) if len(order) >= folds
+            else np.zeros(len(vids), int))
     def cv(l2):
         if fold.max() == 0: return 0.0
         return sum(_hits(Xd[fold == f] @ fit_logit(Xd[fold != f], yd[fold != f], md[fold != f], l2),
@@ -150,18 +158,23 @@ def _logit(Xd, md, yd, vids, Xt, mt, seed, l2_grid, folds):
     return Xt @ fit_logit(Xd, yd, md, l2), l2
 
 # %% ../nbs/03d_synth_audit.ipynb #37347b88
-def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1.0, 10.0, 100.0), folds: int = 5) -> dict:
-    """Accuracy on `test` of every blind rule, of the rule chosen per type on `dev`, of a conditional logit and a bag of
-    words trained per type on `dev`; per type and overall, with chance, n and z-scores."""
+def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1.0, 10.0, 100.0),
+                    folds: int = 5) -> dict:
+    """Accuracy on `test` of every blind rule, of the rule chosen per type on `dev`, of a
+    conditional logit and a bag of words trained per type on `dev`; per type and overall, with
+    chance, n and z-scores."""
     template = template_words(dev)
     Xd, md, yd, names = _design(dev, template); Xt, mt, yt, _ = _design(test, template, names)
     rules = [f"{d} {n}" for d in ("max", "min") for n in names]
-    Hd, Ht = _hits(np.concatenate([Xd, -Xd], 2), md, yd), _hits(np.concatenate([Xt, -Xt], 2), mt, yt)
+    Hd, Ht = (_hits(np.concatenate([Xd, -Xd], 2), md, yd),
+              _hits(np.concatenate([Xt, -Xt], 2), mt, yt))
     letters = [q["answer"] for q in dev]
     prior = max(sorted(set(letters)), key=letters.count) if letters else "A"
     col = {r: c for c, r in enumerate(rules)}
-    extra = {"position prior": col[f"max position {prior}"]} | {k: col[v] for k, v in LEGACY_RULES.items() if v in col}
-    rules += list(extra); Hd, Ht = (np.concatenate([H, H[:, list(extra.values())]], 1) for H in (Hd, Ht))
+    extra = ({"position prior": col[f"max position {prior}"]}
+             | {k: col[v] for k, v in LEGACY_RULES.items() if v in col})
+    rules += list(extra)
+    Hd, Ht = (np.concatenate([H, H[:, list(extra.values())]], 1) for H in (Hd, Ht))
     bow, k = train_bag_of_words(dev), mt.shape[1]
     bow_hits = _hits(np.array([bag_of_words_scores(q, bow) + [0.0] * (k - len(q["options"]))
                                for q in test]).reshape(len(test), k), mt, yt)
@@ -177,12 +190,16 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
             logit_hits[e] = _hits(scores, mt[e], yt[e])
         else: best_dev, l2 = rules.index("position prior"), None; logit_hits[e] = chance[e]
         chosen[e] = Ht[e, best_dev]
-        out[t] = dict(dev_rule=rules[best_dev], dev_rule_dev_accuracy=float(Hd[d, best_dev].mean()) if d.any() else float("nan"), logit_l2=l2)
+        out[t] = dict(
+            dev_rule=rules[best_dev],
+            dev_rule_dev_accuracy=float(Hd[d, best_dev].mean()) if d.any() else float("nan"),
+            logit_l2=l2)
     for t in sorted(set(tt)) + ["overall"]:
         e = np.ones(len(test), bool) if t == "overall" else tt == t
         n, ch = int(e.sum()), float(chance[e].mean())
-        acc = dict(zip(rules, Ht[e].mean(axis=0).tolist())) | {"bag of words": float(bow_hits[e].mean()),
-                                                                "conditional logit": float(logit_hits[e].mean())}
+        acc = dict(zip(rules, Ht[e].mean(axis=0).tolist())) | {
+            "bag of words": float(bow_hits[e].mean()),
+            "conditional logit": float(logit_hits[e].mean())}
         best = max(rules, key=acc.get)
         r = out.setdefault(t, dict(dev_rule="each type's own", dev_rule_dev_accuracy=float("nan"),
                                    logit_l2=None))
@@ -197,10 +214,12 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
 
 # %% ../nbs/03d_synth_audit.ipynb #692d8837
 def blind_table(result: dict) -> str:
-    "The audit as a Markdown table: per type n, chance, and each attack's test accuracy (margin over chance, z)."
+    """The audit as a Markdown table: per type n, chance, and each attack's test accuracy (margin
+    over chance, z)."""
     cell = lambda a, r, z: f"{a:.3f} ({a - r['chance']:+.3f}, z {z:+.1f})"
-    lines = ["| type | n | chance | rule chosen on dev | its test accuracy | conditional logit | bag of words | "
-             "max over rules on test (biased up) | that rule |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| type | n | chance | rule chosen on dev | its test accuracy | conditional logit | "
+             "bag of words | max over rules on test (biased up) | that rule |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for t, r in result.items():
         lines.append(f"| {t} | {r['n']} | {r['chance']:.3f} | {r['dev_rule']} | "
                      f"{cell(r['dev_rule_accuracy'], r, r['z']['dev rule'])} | "
@@ -236,5 +255,6 @@ def plant_cross_question_leak(questions: list[dict]) -> list[dict]:
     for qs in by_video.values():
         for i, q in enumerate(qs):
             nxt = qs[(i + 1) % len(qs)]
-            if nxt is not q: out[id(nxt)] = nxt | dict(question=f"{nxt['question']} {q['options'][q['answer']]}")
+            if nxt is not q:
+                out[id(nxt)] = nxt | dict(question=f"{nxt['question']} {q['options'][q['answer']]}")
     return [out.get(id(q), q) for q in questions]

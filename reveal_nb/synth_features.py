@@ -8,7 +8,7 @@ import functools, re
 from .synth_questions import _words
 
 # %% auto #0
-__all__ = ['LEGACY_RULES', 'template_words', 'VideoIndex', 'option_features', 'rule_scores']
+__all__ = ['LEGACY_RULES', 'VideoIndex', 'template_words', 'option_features', 'rule_scores']
 
 # %% ../nbs/03g_synth_features.ipynb #95f8dfb9
 _SPAN = re.compile(r"From (\d+):(\d+) to (\d+):(\d+)")
@@ -32,6 +32,7 @@ def _end(text: str):
     s = _span_seconds(text)
     return None if s is None else float(s[1])
 
+# %% ../nbs/03g_synth_features.ipynb #ee3483c4
 def _rank(values, k, largest):
     "Scores that pick the k-th smallest (or largest) of numeric values; all-equal when not numeric."
     if any(v is None for v in values) or len(set(values)) < len(values): return [0.0] * len(values)
@@ -39,35 +40,25 @@ def _rank(values, k, largest):
     return [1.0 if i == order[k] else 0.0 for i in range(len(values))]
 
 def _ranks(values):
-    "Each value's rank among the options (0 = smallest, ties share the mean rank); zeros when not numeric."
+    """Each value's rank among the options (0 = smallest, ties share the mean rank); zeros when not
+    numeric."""
     if any(v is None for v in values): return [0.0] * len(values)
     return [sum(y < x for y in values) + 0.5 * (sum(y == x for y in values) - 1) for x in values]
 
 def _odd(values):
-    "Per value: |x - mean of the others|, |x - median of the others|, x - mean of the others, gap to the nearest other."
+    """Per value: |x - mean of the others|, |x - median of the others|, x - mean of the others, gap
+    to the nearest other."""
     out = []
     for i, x in enumerate(values):
         rest = [y for j, y in enumerate(values) if j != i]
-        if x is None or not rest or any(y is None for y in rest): out.append((0.0, 0.0, 0.0, 0.0)); continue
+        if x is None or not rest or any(y is None for y in rest):
+            out.append((0.0, 0.0, 0.0, 0.0)); continue
         m, r = sum(rest) / len(rest), sorted(rest)
         med = r[len(r) // 2] if len(r) % 2 else (r[len(r) // 2 - 1] + r[len(r) // 2]) / 2
         out.append((abs(x - m), abs(x - med), x - m, min(abs(x - y) for y in rest)))
     return out
 
 # %% ../nbs/03g_synth_features.ipynb #39f2aa5a
-def template_words(dev: list[dict], share: float = 0.5) -> dict[str, frozenset]:
-    """Per question type, the template's words: content words in at least `share` of the dev split's
-    questions of that type."""
-    by = {}
-    for q in dev: by.setdefault(q["type"], []).append(_words(q["question"]))
-    out = {}
-    for t, sets in by.items():
-        c = {}
-        for s in sets:
-            for w in s: c[w] = c.get(w, 0) + 1
-        out[t] = frozenset(w for w, k in c.items() if k >= share * len(sets))
-    return out
-
 @functools.lru_cache(maxsize=1 << 16)
 def _cwords(text: str) -> frozenset:
     "`_words`, remembered (the audit asks for the same texts many times)."
@@ -92,7 +83,8 @@ class VideoIndex:
 
     @staticmethod
     def every(words, index, among):
-        "The questions (a bit set within `among`) containing every word; none for no words, as `mentions` counts."
+        """The questions (a bit set within `among`) containing every word; none for no words, as
+        `mentions` counts."""
         if not words: return 0
         for w in words: among &= index.get(w, 0)
         return among
@@ -104,18 +96,35 @@ class VideoIndex:
         for w in words: m |= index.get(w, 0)
         return m & among
 
+# %% ../nbs/03g_synth_features.ipynb #a7482e20
+def template_words(dev: list[dict], share: float = 0.5) -> dict[str, frozenset]:
+    """Per question type, the template's words: content words in at least `share` of the dev split's
+    questions of that type."""
+    by = {}
+    for q in dev: by.setdefault(q["type"], []).append(_words(q["question"]))
+    out = {}
+    for t, sets in by.items():
+        c = {}
+        for s in sets:
+            for w in s: c[w] = c.get(w, 0) + 1
+        out[t] = frozenset(w for w, k in c.items() if k >= share * len(sets))
+    return out
+
 # %% ../nbs/03g_synth_features.ipynb #6ac64510
 _STATS = ("sum", "max", "min", "mean")
 
 def _stats(xs):
-    return (float(sum(xs)), float(max(xs)), float(min(xs)), sum(xs) / len(xs)) if xs else (0.0, 0.0, 0.0, 0.0)
+    return ((float(sum(xs)), float(max(xs)), float(min(xs)), sum(xs) / len(xs)) if xs
+            else (0.0, 0.0, 0.0, 0.0))
 
 def _content(text):
     "Content words in reading order (the first and last item of an ordered option)."
     return [w.strip(".,?!").lower() for w in text.split() if _cwords(w)]
 
-def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()) -> dict[str, list[float]]:
-    "Every blind feature of each option of question `i` of an indexed video: {feature name: one value per option}."
+def option_features(video: VideoIndex, i: int,
+                    template: frozenset = frozenset()) -> dict[str, list[float]]:
+    """Every blind feature of each option of question `i` of an indexed video: {feature name: one
+    value per option}."""
     q = video.qs[i]; opts = list(q["options"].values()); k = len(opts)
     others, Q, W = video.full & ~(1 << i), video.q_words[i], video.o_words[i]
     S = Q - template   # the question's subject: its words that are not the template's
@@ -125,12 +134,16 @@ def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()
     f["length (chars)"], f["length (words)"] = chars, nwords
     for p in range(k): f[f"position {chr(65 + p)}"] = [float(j == p) for j in range(k)]
     # numbers: counts, a span's start (value), end and duration
-    vals, ends, durs = [_number(o) for o in opts], [_end(o) for o in opts], [_duration(o) for o in opts]
+    vals, ends, durs = ([_number(o) for o in opts], [_end(o) for o in opts],
+                        [_duration(o) for o in opts])
     z = lambda xs: [0.0 if x is None else x for x in xs]
-    f["value"], f["value rank"], f["value squared"] = z(vals), _ranks(vals), [x * x for x in z(vals)]
-    f["span end"], f["span end rank"], f["span duration"], f["span duration rank"] = z(ends), _ranks(ends), z(durs), _ranks(durs)
+    (f["value"], f["value rank"],
+     f["value squared"]) = z(vals), _ranks(vals), [x * x for x in z(vals)]
+    (f["span end"], f["span end rank"], f["span duration"],
+     f["span duration rank"]) = z(ends), _ranks(ends), z(durs), _ranks(durs)
     f["is smallest number"], f["is largest number"] = _rank(vals, 0, False), _rank(vals, 0, True)
-    f["is 2nd smallest number"], f["is 2nd largest number"] = _rank(vals, 1, False), _rank(vals, 1, True)
+    (f["is 2nd smallest number"],
+     f["is 2nd largest number"]) = _rank(vals, 1, False), _rank(vals, 1, True)
     f["is longest span"], f["is shortest span"] = _rank(durs, 0, True), _rank(durs, 0, False)
     for name, xs in (("value", vals), ("span end", ends), ("span duration", durs),
                      ("length (chars)", chars), ("length (words)", nwords)):
@@ -141,30 +154,44 @@ def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()
     # words against the question and the other options
     f["overlap with question"] = [float(len(w & Q)) for w in W]
     f["overlap with question subject"] = [float(len(w & S)) for w in W]
-    f["overlap with other options"] = [float(sum(len(W[a] & W[b]) for b in range(k) if b != a)) for a in range(k)]
-    f["words unique among options"] = [float(len(W[a] - set().union(*(W[b] for b in range(k) if b != a)))) for a in range(k)]
+    f["overlap with other options"] = [
+        float(sum(len(W[a] & W[b]) for b in range(k) if b != a)) for a in range(k)]
+    f["words unique among options"] = [
+        float(len(W[a] - set().union(*(W[b] for b in range(k) if b != a)))) for a in range(k)]
     # what the video's other questions say
-    first = [(_content(o) or [""])[0] for o in opts]; last = [(_content(o) or [""])[-1] for o in opts]
+    first = [(_content(o) or [""])[0] for o in opts]
+    last = [(_content(o) or [""])[-1] for o in opts]
     for lab, idx in (("questions", video.text), ("questions+options", video.all)):
         f[f"mentioned by other {lab}"] = [float(_bits(video.every(w, idx, others))) for w in W]
         per_word = [_stats([_bits(idx.get(x, 0) & others) for x in w]) for w in W]
-        for n, st in enumerate(_STATS): f[f"word mentions by other {lab} ({st})"] = [p[n] for p in per_word]
-        f[f"first word mentioned by other {lab}"] = [float(_bits(idx.get(x, 0) & others)) for x in first]
-        f[f"last word mentioned by other {lab}"] = [float(_bits(idx.get(x, 0) & others)) for x in last]
+        for n, st in enumerate(_STATS):
+            f[f"word mentions by other {lab} ({st})"] = [p[n] for p in per_word]
+        f[f"first word mentioned by other {lab}"] = [
+            float(_bits(idx.get(x, 0) & others)) for x in first]
+        f[f"last word mentioned by other {lab}"] = [
+            float(_bits(idx.get(x, 0) & others)) for x in last]
         subj_any, subj_all = video.some(S, idx, others), video.every(S, idx, others)
-        f[f"co-occurs with a subject word ({lab})"] = [float(_bits(video.every(w, idx, others) & subj_any)) for w in W]
-        f[f"co-occurs with the whole subject ({lab})"] = [float(_bits(video.every(w, idx, others) & subj_all)) for w in W]
-        f[f"a word co-occurs with a subject word ({lab})"] = [float(_bits(video.some(w, idx, others) & subj_any)) for w in W]
-        pairs = [_stats([_bits(idx.get(x, 0) & idx.get(u, 0) & others) for x in w for u in S]) for w in W]
-        for n, st in enumerate(_STATS): f[f"word x subject-word co-occurrence ({lab}, {st})"] = [p[n] for p in pairs]
+        f[f"co-occurs with a subject word ({lab})"] = [
+            float(_bits(video.every(w, idx, others) & subj_any)) for w in W]
+        f[f"co-occurs with the whole subject ({lab})"] = [
+            float(_bits(video.every(w, idx, others) & subj_all)) for w in W]
+        f[f"a word co-occurs with a subject word ({lab})"] = [
+            float(_bits(video.some(w, idx, others) & subj_any)) for w in W]
+        pairs = [_stats([_bits(idx.get(x, 0) & idx.get(u, 0) & others) for x in w for u in S])
+                 for w in W]
+        for n, st in enumerate(_STATS):
+            f[f"word x subject-word co-occurrence ({lab}, {st})"] = [p[n] for p in pairs]
         for which, m in (("whole subject", subj_all), ("a subject word", subj_any)):
             s, v = float(_bits(m)), z(vals)
             f[f"value x mentions of {which} ({lab})"] = [x * s for x in v]
-            f[f"|value - mentions of {which}| ({lab})"] = [abs(x - s) if x is not None else 0.0 for x in vals]
-            f[f"|value - mentions of {which} - 1| ({lab})"] = [abs(x - s - 1) if x is not None else 0.0 for x in vals]
+            f[f"|value - mentions of {which}| ({lab})"] = [
+                abs(x - s) if x is not None else 0.0 for x in vals]
+            f[f"|value - mentions of {which} - 1| ({lab})"] = [
+                abs(x - s - 1) if x is not None else 0.0 for x in vals]
     text = [video.qs[j]["question"].lower() for j in range(len(video.qs)) if others >> j & 1]
     f["verbatim in other questions"] = [float(sum(o.lower() in t for t in text)) for o in opts]
-    f["an option of other questions"] = [float(_bits(video.option.get(o, 0) & others)) for o in opts]
+    f["an option of other questions"] = [
+        float(_bits(video.option.get(o, 0) & others)) for o in opts]
     twins = video.question.get(q["question"], 0) & others
     f["an option of a twin question"] = [float(_bits(video.option.get(o, 0) & twins)) for o in opts]
     return f
@@ -173,19 +200,26 @@ def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()
 LEGACY_RULES = {  # the first audit's rules, as the feature rules they are
     "longest option": "max length (chars)", "shortest option": "min length (chars)",
     "smallest number": "max is smallest number", "largest number": "max is largest number",
-    "2nd smallest number": "max is 2nd smallest number", "2nd largest number": "max is 2nd largest number",
+    "2nd smallest number": "max is 2nd smallest number",
+    "2nd largest number": "max is 2nd largest number",
     "longest span": "max is longest span", "shortest span": "max is shortest span",
-    "most word overlap": "max overlap with question", "least word overlap": "min overlap with question",
-    "most mentioned (questions)": "max mentioned by other questions", "least mentioned (questions)": "min mentioned by other questions",
+    "most word overlap": "max overlap with question",
+    "least word overlap": "min overlap with question",
+    "most mentioned (questions)": "max mentioned by other questions",
+    "least mentioned (questions)": "min mentioned by other questions",
     "most mentioned (questions+options)": "max mentioned by other questions+options",
     "least mentioned (questions+options)": "min mentioned by other questions+options"}
 
 def _rules(feats: dict[str, list[float]]) -> dict[str, list[float]]:
-    "Every feature's argmax ('max …') and argmin ('min …') rule, as scores whose highest option the rule picks."
-    return {f"{d} {name}": [s * x for x in xs] for name, xs in feats.items() for d, s in (("max", 1.0), ("min", -1.0))}
+    """Every feature's argmax ('max …') and argmin ('min …') rule, as scores whose highest option
+    the rule picks."""
+    return {f"{d} {name}": [s * x for x in xs]
+            for name, xs in feats.items() for d, s in (("max", 1.0), ("min", -1.0))}
 
-def rule_scores(q: dict, others: list[dict], dev_prior: str, template: frozenset = frozenset()) -> dict[str, list[float]]:
-    "Every blind rule's score for each option of one question (others: the same video's other questions)."
+def rule_scores(q: dict, others: list[dict], dev_prior: str,
+                template: frozenset = frozenset()) -> dict[str, list[float]]:
+    """Every blind rule's score for each option of one question (others: the same video's other
+    questions)."""
     rules = _rules(option_features(VideoIndex([q] + list(others)), 0, template))
     return ({"position prior": [float(l == dev_prior) for l in q["options"]]}
             | {k: rules[v] for k, v in LEGACY_RULES.items()} | rules)
