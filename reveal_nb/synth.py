@@ -11,6 +11,7 @@ from .core import exclusive_lock
 from .synth_world import *
 from .synth_render import *
 from .synth_questions import *
+from .synth_claims import *
 from .synth_truth import *
 
 # %% auto #0

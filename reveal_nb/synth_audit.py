@@ -4,21 +4,23 @@
 
 # %% ../nbs/03d_synth_audit.ipynb #2d248c63
 from __future__ import annotations
-import functools, math, random, re
+import math, random
 import numpy as np
 from .core import RevealConfig
 from .synth_world import simulate, split_seed
 from .synth_questions import _words
 from .synth_truth import split_questions
+from .synth_features import LEGACY_RULES, VideoIndex, option_features, template_words
 
 # %% auto #0
-__all__ = ['LEGACY_RULES', 'BARS', 'audit_questions', 'audit_size', 'template_words', 'VideoIndex', 'option_features',
-           'rule_scores', 'train_bag_of_words', 'bag_of_words_scores', 'fit_logit', 'z_score', 'blind_baselines',
-           'blind_table', 'blind_bars', 'plant_cross_question_leak']
+__all__ = ['BARS', 'audit_questions', 'audit_size', 'train_bag_of_words', 'bag_of_words_scores', 'fit_logit', 'z_score',
+           'blind_baselines', 'blind_table', 'blind_bars', 'plant_cross_question_leak']
 
 # %% ../nbs/03d_synth_audit.ipynb #e056ec55
-def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0, cfg: RevealConfig | None = None) -> dict:
-    "Lettered dev and test questions of simulated (not rendered) videos, as `generate` would ask them."
+def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0,
+                    cfg: RevealConfig | None = None) -> dict:
+    """Lettered dev and test questions of simulated (not rendered) videos, as `generate` would ask
+    them."""
     out = {}
     for split in ("dev", "test"):
         s = split_seed(seed, split)
@@ -37,188 +39,9 @@ def audit_size(size: str = "small", seeds=(0, 1, 2), cfg: RevealConfig | None = 
         for split in dict.fromkeys(s[0] for s in specs):
             truths = [simulate(vid, secs, sd) for sp, vid, secs, sd in specs if sp == split]
             qs = split_questions(truths, split_seed(seed, split), cfg)
-            out.setdefault(split, []).extend(q | dict(video_id=f"{q['video_id']}@{seed}", seed=seed) for q in qs)
+            out.setdefault(split, []).extend(q | dict(video_id=f"{q['video_id']}@{seed}", seed=seed)
+                                             for q in qs)
     return out
-
-# %% ../nbs/03d_synth_audit.ipynb #95f8dfb9
-_SPAN = re.compile(r"From (\d+):(\d+) to (\d+):(\d+)")
-
-def _span_seconds(text: str):
-    "(start, end) seconds of a 'From mm:ss to mm:ss' option; None for other options."
-    m = _SPAN.match(text)
-    return None if not m else (int(m[1]) * 60 + int(m[2]), int(m[3]) * 60 + int(m[4]))
-
-def _number(text: str):
-    "A count, or a span's start time in seconds; None for other options."
-    if text.isdigit(): return float(text)
-    s = _span_seconds(text)
-    return None if s is None else float(s[0])
-
-def _duration(text: str):
-    s = _span_seconds(text)
-    return None if s is None else float(s[1] - s[0])
-
-def _end(text: str):
-    s = _span_seconds(text)
-    return None if s is None else float(s[1])
-
-def _rank(values, k, largest):
-    "Scores that pick the k-th smallest (or largest) of numeric values; all-equal when not numeric."
-    if any(v is None for v in values) or len(set(values)) < len(values): return [0.0] * len(values)
-    order = sorted(range(len(values)), key=lambda i: values[i], reverse=largest)
-    return [1.0 if i == order[k] else 0.0 for i in range(len(values))]
-
-def _ranks(values):
-    "Each value's rank among the options (0 = smallest, ties share the mean rank); zeros when not numeric."
-    if any(v is None for v in values): return [0.0] * len(values)
-    return [sum(y < x for y in values) + 0.5 * (sum(y == x for y in values) - 1) for x in values]
-
-def _odd(values):
-    "Per value: |x - mean of the others|, |x - median of the others|, x - mean of the others, gap to the nearest other."
-    out = []
-    for i, x in enumerate(values):
-        rest = [y for j, y in enumerate(values) if j != i]
-        if x is None or not rest or any(y is None for y in rest): out.append((0.0, 0.0, 0.0, 0.0)); continue
-        m, r = sum(rest) / len(rest), sorted(rest)
-        med = r[len(r) // 2] if len(r) % 2 else (r[len(r) // 2 - 1] + r[len(r) // 2]) / 2
-        out.append((abs(x - m), abs(x - med), x - m, min(abs(x - y) for y in rest)))
-    return out
-
-# %% ../nbs/03d_synth_audit.ipynb #39f2aa5a
-def template_words(dev: list[dict], share: float = 0.5) -> dict[str, frozenset]:
-    """Per question type, the template's words: content words in at least `share` of the dev split's
-    questions of that type."""
-    by = {}
-    for q in dev: by.setdefault(q["type"], []).append(_words(q["question"]))
-    out = {}
-    for t, sets in by.items():
-        c = {}
-        for s in sets:
-            for w in s: c[w] = c.get(w, 0) + 1
-        out[t] = frozenset(w for w, k in c.items() if k >= share * len(sets))
-    return out
-
-@functools.lru_cache(maxsize=1 << 16)
-def _cwords(text: str) -> frozenset:
-    "`_words`, remembered (the audit asks for the same texts many times)."
-    return frozenset(_words(text))
-
-def _bits(m: int) -> int: return m.bit_count()
-
-class VideoIndex:
-    """One video's questions as bit sets: for every word, which questions' wording (`.text`) or
-    wording and options (`.all`) contain it."""
-    def __init__(self, qs: list[dict]):
-        self.qs, self.full = qs, (1 << len(qs)) - 1
-        self.q_words = [_cwords(q["question"]) for q in qs]
-        self.o_words = [[_cwords(o) for o in q["options"].values()] for q in qs]
-        self.text, self.all, self.option, self.question = {}, {}, {}, {}
-        for j, q in enumerate(qs):
-            bit = 1 << j
-            for w in self.q_words[j]: self.text[w] = self.text.get(w, 0) | bit
-            for w in self.q_words[j].union(*self.o_words[j]): self.all[w] = self.all.get(w, 0) | bit
-            for o in q["options"].values(): self.option[o] = self.option.get(o, 0) | bit
-            self.question[q["question"]] = self.question.get(q["question"], 0) | bit
-
-    @staticmethod
-    def every(words, index, among):
-        "The questions (a bit set within `among`) containing every word; none for no words, as `mentions` counts."
-        if not words: return 0
-        for w in words: among &= index.get(w, 0)
-        return among
-
-    @staticmethod
-    def some(words, index, among):
-        "The questions (a bit set within `among`) containing at least one of the words."
-        m = 0
-        for w in words: m |= index.get(w, 0)
-        return m & among
-
-# %% ../nbs/03d_synth_audit.ipynb #6ac64510
-_STATS = ("sum", "max", "min", "mean")
-
-def _stats(xs):
-    return (float(sum(xs)), float(max(xs)), float(min(xs)), sum(xs) / len(xs)) if xs else (0.0, 0.0, 0.0, 0.0)
-
-def _content(text):
-    "Content words in reading order (the first and last item of an ordered option)."
-    return [w.strip(".,?!").lower() for w in text.split() if _cwords(w)]
-
-def option_features(video: VideoIndex, i: int, template: frozenset = frozenset()) -> dict[str, list[float]]:
-    "Every blind feature of each option of question `i` of an indexed video: {feature name: one value per option}."
-    q = video.qs[i]; opts = list(q["options"].values()); k = len(opts)
-    others, Q, W = video.full & ~(1 << i), video.q_words[i], video.o_words[i]
-    S = Q - template   # the question's subject: its words that are not the template's
-    f = {}
-    # surface
-    chars, nwords = [float(len(o)) for o in opts], [float(len(o.split())) for o in opts]
-    f["length (chars)"], f["length (words)"] = chars, nwords
-    for p in range(k): f[f"position {chr(65 + p)}"] = [float(j == p) for j in range(k)]
-    # numbers: counts, a span's start (value), end and duration
-    vals, ends, durs = [_number(o) for o in opts], [_end(o) for o in opts], [_duration(o) for o in opts]
-    z = lambda xs: [0.0 if x is None else x for x in xs]
-    f["value"], f["value rank"], f["value squared"] = z(vals), _ranks(vals), [x * x for x in z(vals)]
-    f["span end"], f["span end rank"], f["span duration"], f["span duration rank"] = z(ends), _ranks(ends), z(durs), _ranks(durs)
-    f["is smallest number"], f["is largest number"] = _rank(vals, 0, False), _rank(vals, 0, True)
-    f["is 2nd smallest number"], f["is 2nd largest number"] = _rank(vals, 1, False), _rank(vals, 1, True)
-    f["is longest span"], f["is shortest span"] = _rank(durs, 0, True), _rank(durs, 0, False)
-    for name, xs in (("value", vals), ("span end", ends), ("span duration", durs),
-                     ("length (chars)", chars), ("length (words)", nwords)):
-        odd = _odd(xs)
-        for n, what in enumerate(("|x - mean of other options|", "|x - median of other options|",
-                                  "x - mean of other options", "gap to nearest other option")):
-            f[f"{name}: {what}"] = [o[n] for o in odd]
-    # words against the question and the other options
-    f["overlap with question"] = [float(len(w & Q)) for w in W]
-    f["overlap with question subject"] = [float(len(w & S)) for w in W]
-    f["overlap with other options"] = [float(sum(len(W[a] & W[b]) for b in range(k) if b != a)) for a in range(k)]
-    f["words unique among options"] = [float(len(W[a] - set().union(*(W[b] for b in range(k) if b != a)))) for a in range(k)]
-    # what the video's other questions say
-    first = [(_content(o) or [""])[0] for o in opts]; last = [(_content(o) or [""])[-1] for o in opts]
-    for lab, idx in (("questions", video.text), ("questions+options", video.all)):
-        f[f"mentioned by other {lab}"] = [float(_bits(video.every(w, idx, others))) for w in W]
-        per_word = [_stats([_bits(idx.get(x, 0) & others) for x in w]) for w in W]
-        for n, st in enumerate(_STATS): f[f"word mentions by other {lab} ({st})"] = [p[n] for p in per_word]
-        f[f"first word mentioned by other {lab}"] = [float(_bits(idx.get(x, 0) & others)) for x in first]
-        f[f"last word mentioned by other {lab}"] = [float(_bits(idx.get(x, 0) & others)) for x in last]
-        subj_any, subj_all = video.some(S, idx, others), video.every(S, idx, others)
-        f[f"co-occurs with a subject word ({lab})"] = [float(_bits(video.every(w, idx, others) & subj_any)) for w in W]
-        f[f"co-occurs with the whole subject ({lab})"] = [float(_bits(video.every(w, idx, others) & subj_all)) for w in W]
-        f[f"a word co-occurs with a subject word ({lab})"] = [float(_bits(video.some(w, idx, others) & subj_any)) for w in W]
-        pairs = [_stats([_bits(idx.get(x, 0) & idx.get(u, 0) & others) for x in w for u in S]) for w in W]
-        for n, st in enumerate(_STATS): f[f"word x subject-word co-occurrence ({lab}, {st})"] = [p[n] for p in pairs]
-        for which, m in (("whole subject", subj_all), ("a subject word", subj_any)):
-            s, v = float(_bits(m)), z(vals)
-            f[f"value x mentions of {which} ({lab})"] = [x * s for x in v]
-            f[f"|value - mentions of {which}| ({lab})"] = [abs(x - s) if x is not None else 0.0 for x in vals]
-            f[f"|value - mentions of {which} - 1| ({lab})"] = [abs(x - s - 1) if x is not None else 0.0 for x in vals]
-    text = [video.qs[j]["question"].lower() for j in range(len(video.qs)) if others >> j & 1]
-    f["verbatim in other questions"] = [float(sum(o.lower() in t for t in text)) for o in opts]
-    f["an option of other questions"] = [float(_bits(video.option.get(o, 0) & others)) for o in opts]
-    twins = video.question.get(q["question"], 0) & others
-    f["an option of a twin question"] = [float(_bits(video.option.get(o, 0) & twins)) for o in opts]
-    return f
-
-# %% ../nbs/03d_synth_audit.ipynb #d2500785
-LEGACY_RULES = {  # the first audit's rules, as the feature rules they are
-    "longest option": "max length (chars)", "shortest option": "min length (chars)",
-    "smallest number": "max is smallest number", "largest number": "max is largest number",
-    "2nd smallest number": "max is 2nd smallest number", "2nd largest number": "max is 2nd largest number",
-    "longest span": "max is longest span", "shortest span": "max is shortest span",
-    "most word overlap": "max overlap with question", "least word overlap": "min overlap with question",
-    "most mentioned (questions)": "max mentioned by other questions", "least mentioned (questions)": "min mentioned by other questions",
-    "most mentioned (questions+options)": "max mentioned by other questions+options",
-    "least mentioned (questions+options)": "min mentioned by other questions+options"}
-
-def _rules(feats: dict[str, list[float]]) -> dict[str, list[float]]:
-    "Every feature's argmax ('max …') and argmin ('min …') rule, as scores whose highest option the rule picks."
-    return {f"{d} {name}": [s * x for x in xs] for name, xs in feats.items() for d, s in (("max", 1.0), ("min", -1.0))}
-
-def rule_scores(q: dict, others: list[dict], dev_prior: str, template: frozenset = frozenset()) -> dict[str, list[float]]:
-    "Every blind rule's score for each option of one question (others: the same video's other questions)."
-    rules = _rules(option_features(VideoIndex([q] + list(others)), 0, template))
-    return ({"position prior": [float(l == dev_prior) for l in q["options"]]}
-            | {k: rules[v] for k, v in LEGACY_RULES.items()} | rules)
 
 # %% ../nbs/03d_synth_audit.ipynb #a259191b
 def _features(q, option):
@@ -226,7 +49,8 @@ def _features(q, option):
     return [("opt", w) for w in ow] + [(a, b) for a in _words(q["question"]) for b in ow]
 
 def train_bag_of_words(dev: list[dict]) -> dict:
-    "Per question type, a log-ratio weight for every (question word x option word) and option-word feature."
+    """Per question type, a log-ratio weight for every (question word x option word) and option-word
+    feature."""
     counts = {}
     for q in dev:
         pos, neg = counts.setdefault(q["type"], ({}, {}))
@@ -245,7 +69,8 @@ def bag_of_words_scores(q: dict, model: dict) -> list[float]:
 
 # %% ../nbs/03d_synth_audit.ipynb #95f574e4
 def _logit_parts(w, X, y, mask, l2):
-    "Penalised negative log-likelihood of the answers under a conditional logit, its gradient and its Hessian."
+    """Penalised negative log-likelihood of the answers under a conditional logit, its gradient and
+    its Hessian."""
     s = np.where(mask, X @ w, -np.inf); s = s - s.max(axis=1, keepdims=True)
     p = np.exp(s); p /= p.sum(axis=1, keepdims=True)
     rows, d = np.arange(len(y)), X.shape[2]
@@ -284,7 +109,8 @@ def _design(questions: list[dict], template: dict, names: list[str] | None = Non
     feats = {}
     for qs in by_video.values():
         v = VideoIndex(qs)
-        for i, q in enumerate(qs): feats[id(q)] = option_features(v, i, template.get(q["type"], frozenset()))
+        for i, q in enumerate(qs):
+            feats[id(q)] = option_features(v, i, template.get(q["type"], frozenset()))
     if names is None: names = list(dict.fromkeys(n for q in questions for n in feats[id(q)]))
     k = max((len(q["options"]) for q in questions), default=4)
     X, mask = np.zeros((len(questions), k, len(names))), np.zeros((len(questions), k), bool)
@@ -317,10 +143,12 @@ def _standardise(Xd, md, Xt):
     return (Xd - mu) / sd, (Xt - mu) / sd
 
 def _logit(Xd, md, yd, vids, Xt, mt, seed, l2_grid, folds):
-    "Test scores of a conditional logit fitted on dev, with its L2 strength chosen by cross-validation over dev videos."
+    """Test scores of a conditional logit fitted on dev, with its L2 strength chosen by
+    cross-validation over dev videos."""
     Xd, Xt = _standardise(Xd, md, Xt)
     order = sorted(set(vids)); random.Random(f"folds:{seed}").shuffle(order)
-    fold = np.array([order.index(v) % folds for v in vids]) if len(order) >= folds else np.zeros(len(vids), int)
+    fold = (np.array([order.index(v) % folds for v in vids]) if len(order) >= folds
+            else np.zeros(len(vids), int))
     def cv(l2):
         if fold.max() == 0: return 0.0
         return sum(_hits(Xd[fold == f] @ fit_logit(Xd[fold != f], yd[fold != f], md[fold != f], l2),
@@ -330,18 +158,23 @@ def _logit(Xd, md, yd, vids, Xt, mt, seed, l2_grid, folds):
     return Xt @ fit_logit(Xd, yd, md, l2), l2
 
 # %% ../nbs/03d_synth_audit.ipynb #37347b88
-def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1.0, 10.0, 100.0), folds: int = 5) -> dict:
-    """Accuracy on `test` of every blind rule, of the rule chosen per type on `dev`, of a conditional logit and a bag of
-    words trained per type on `dev`; per type and overall, with chance, n and z-scores."""
+def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1.0, 10.0, 100.0),
+                    folds: int = 5) -> dict:
+    """Accuracy on `test` of every blind rule, of the rule chosen per type on `dev`, of a
+    conditional logit and a bag of words trained per type on `dev`; per type and overall, with
+    chance, n and z-scores."""
     template = template_words(dev)
     Xd, md, yd, names = _design(dev, template); Xt, mt, yt, _ = _design(test, template, names)
     rules = [f"{d} {n}" for d in ("max", "min") for n in names]
-    Hd, Ht = _hits(np.concatenate([Xd, -Xd], 2), md, yd), _hits(np.concatenate([Xt, -Xt], 2), mt, yt)
+    Hd, Ht = (_hits(np.concatenate([Xd, -Xd], 2), md, yd),
+              _hits(np.concatenate([Xt, -Xt], 2), mt, yt))
     letters = [q["answer"] for q in dev]
     prior = max(sorted(set(letters)), key=letters.count) if letters else "A"
     col = {r: c for c, r in enumerate(rules)}
-    extra = {"position prior": col[f"max position {prior}"]} | {k: col[v] for k, v in LEGACY_RULES.items() if v in col}
-    rules += list(extra); Hd, Ht = (np.concatenate([H, H[:, list(extra.values())]], 1) for H in (Hd, Ht))
+    extra = ({"position prior": col[f"max position {prior}"]}
+             | {k: col[v] for k, v in LEGACY_RULES.items() if v in col})
+    rules += list(extra)
+    Hd, Ht = (np.concatenate([H, H[:, list(extra.values())]], 1) for H in (Hd, Ht))
     bow, k = train_bag_of_words(dev), mt.shape[1]
     bow_hits = _hits(np.array([bag_of_words_scores(q, bow) + [0.0] * (k - len(q["options"]))
                                for q in test]).reshape(len(test), k), mt, yt)
@@ -357,12 +190,16 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
             logit_hits[e] = _hits(scores, mt[e], yt[e])
         else: best_dev, l2 = rules.index("position prior"), None; logit_hits[e] = chance[e]
         chosen[e] = Ht[e, best_dev]
-        out[t] = dict(dev_rule=rules[best_dev], dev_rule_dev_accuracy=float(Hd[d, best_dev].mean()) if d.any() else float("nan"), logit_l2=l2)
+        out[t] = dict(
+            dev_rule=rules[best_dev],
+            dev_rule_dev_accuracy=float(Hd[d, best_dev].mean()) if d.any() else float("nan"),
+            logit_l2=l2)
     for t in sorted(set(tt)) + ["overall"]:
         e = np.ones(len(test), bool) if t == "overall" else tt == t
         n, ch = int(e.sum()), float(chance[e].mean())
-        acc = dict(zip(rules, Ht[e].mean(axis=0).tolist())) | {"bag of words": float(bow_hits[e].mean()),
-                                                                "conditional logit": float(logit_hits[e].mean())}
+        acc = dict(zip(rules, Ht[e].mean(axis=0).tolist())) | {
+            "bag of words": float(bow_hits[e].mean()),
+            "conditional logit": float(logit_hits[e].mean())}
         best = max(rules, key=acc.get)
         r = out.setdefault(t, dict(dev_rule="each type's own", dev_rule_dev_accuracy=float("nan"),
                                    logit_l2=None))
@@ -377,10 +214,12 @@ def blind_baselines(dev: list[dict], test: list[dict], seed: int = 0, l2_grid=(1
 
 # %% ../nbs/03d_synth_audit.ipynb #692d8837
 def blind_table(result: dict) -> str:
-    "The audit as a Markdown table: per type n, chance, and each attack's test accuracy (margin over chance, z)."
+    """The audit as a Markdown table: per type n, chance, and each attack's test accuracy (margin
+    over chance, z)."""
     cell = lambda a, r, z: f"{a:.3f} ({a - r['chance']:+.3f}, z {z:+.1f})"
-    lines = ["| type | n | chance | rule chosen on dev | its test accuracy | conditional logit | bag of words | "
-             "max over rules on test (biased up) | that rule |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| type | n | chance | rule chosen on dev | its test accuracy | conditional logit | "
+             "bag of words | max over rules on test (biased up) | that rule |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for t, r in result.items():
         lines.append(f"| {t} | {r['n']} | {r['chance']:.3f} | {r['dev_rule']} | "
                      f"{cell(r['dev_rule_accuracy'], r, r['z']['dev rule'])} | "
@@ -416,5 +255,6 @@ def plant_cross_question_leak(questions: list[dict]) -> list[dict]:
     for qs in by_video.values():
         for i, q in enumerate(qs):
             nxt = qs[(i + 1) % len(qs)]
-            if nxt is not q: out[id(nxt)] = nxt | dict(question=f"{nxt['question']} {q['options'][q['answer']]}")
+            if nxt is not q:
+                out[id(nxt)] = nxt | dict(question=f"{nxt['question']} {q['options'][q['answer']]}")
     return [out.get(id(q), q) for q in questions]

@@ -4,34 +4,42 @@
 
 # %% ../nbs/03b_synth_questions.ipynb #3d7f8346
 from __future__ import annotations
-import itertools, random, re, string
+import itertools, random, string
 from .core import RevealConfig, mmss
 from .synth_world import ACTOR, OBJECTS, narration_track
+from .synth_claims import (
+    _colour, _free, _named, _obj, _place, _slot_of, _unsaid, claims_of, clashes, entities)
 
 # %% auto #0
-__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'entities', 'claims_of', 'clashes', 'q_counting', 'count_options',
-           'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order',
-           'mentions', 'balance_mentions', 'video_questions']
+__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'q_counting', 'count_options', 'q_negation', 'q_causal', 'q_attribute',
+           'q_location', 'q_global', 'q_grounding', 'q_temporal_order', 'mentions', 'balance_mentions',
+           'video_questions']
 
 # %% ../nbs/03b_synth_questions.ipynb #3b3529e4
 def _iv(s): return [s["start"], s["end"]]
 
 def _short(s) -> str:
     "A step as a short answer option, e.g. 'picked up the red cup'."
-    return {"pick_up": f"picked up the {s['obj']}", "put_down": f"put the {s['obj']} on the {s['surface']}",
-            "open": f"opened the {s['obj']}", "close": f"closed the {s['obj']}", "look_at": f"looked at the {s['obj']}",
-            "move": f"walked to the {s['target']}", "idle": s["obj"], "say": "talked"}[s["kind"]]
+    return {"pick_up": f"picked up the {s['obj']}",
+            "put_down": f"put the {s['obj']} on the {s['surface']}",
+            "open": f"opened the {s['obj']}", "close": f"closed the {s['obj']}",
+            "look_at": f"looked at the {s['obj']}", "move": f"walked to the {s['target']}",
+            "idle": s["obj"], "say": "talked"}[s["kind"]]
 
-_STOP = {"the", "a", "an", "on", "in", "of", "to", "then", "because", "it", "is", "from", "at", "for"}
-_TENSE = {"picked": "picks", "put": "puts", "opened": "opens", "closed": "closes", "looked": "looks", "walked": "walks"}
+_STOP = {"the", "a", "an", "on", "in", "of", "to", "then", "because", "it", "is", "from", "at",
+         "for"}
+_TENSE = {"picked": "picks", "put": "puts", "opened": "opens", "closed": "closes",
+          "looked": "looks", "walked": "walks"}
 
 def _words(text):
-    "Content words, lower-case, with the answers' past tense mapped to the narration's present tense."
+    """Content words, lower-case, with the answers' past tense mapped to the narration's present
+    tense."""
     return {_TENSE.get(w, w) for w in (w.strip(".,?!").lower() for w in text.split())} - _STOP
 
 def _line(s): return s["text"] + " " + (s["speech"] or "")
 
-def _options(q): return list(q["options"].values()) if "options" in q else [q["answer"]] + q["distractors"]
+def _options(q):
+    return list(q["options"].values()) if "options" in q else [q["answer"]] + q["distractors"]
 
 def _slot(s) -> str: return f"On the {s['surface']} in the {s['place']}"
 def _span(s) -> str: return f"From {mmss(s['start'])} to {mmss(s['end'])}"
@@ -50,7 +58,8 @@ def _pick(rng, pool, k):
     items = list(dict.fromkeys(pool)); rng.shuffle(items); return items[:k]
 
 def _draw(rng, pool, k):
-    "k distinct items of `pool`, each drawn with probability proportional to how often it occurs in the pool."
+    """k distinct items of `pool`, each drawn with probability proportional to how often it occurs
+    in the pool."""
     pool, out = list(pool), []
     while pool and len(out) < k:
         x = rng.choice(pool); out.append(x); pool = [y for y in pool if y != x]
@@ -68,66 +77,17 @@ def _question(type_, question, answer, distractors, steps, groups, misleading, p
     return _set_evidence(q, steps)
 
 def _set_evidence(q, steps) -> dict:
-    "E+ groups and E- (the fixed near misses plus what the chosen distractors bring), never sharing a step."
+    """E+ groups and E- (the fixed near misses plus what the chosen distractors bring), never
+    sharing a step."""
     of = lambda d: [i for t, i in q["pool"] if t == d and i is not None]
-    groups = q["base_groups"] + ([of(d) for d in q["distractors"]] if q["pool_role"] == "evidence" else [])
+    groups = q["base_groups"] + ([of(d) for d in q["distractors"]]
+                                 if q["pool_role"] == "evidence" else [])
     chosen = [i for d in q["distractors"] for i in of(d)] if q["pool_role"] == "misleading" else []
     m = sorted((set(q["misleading_base"]) | set(chosen)) - {i for g in groups for i in g})
     return q | dict(evidence=[_iv(steps[i]) for g in groups for i in g],
                     evidence_groups=[[_iv(steps[i]) for i in g] for g in groups],
                     evidence_steps=groups, misleading=[_iv(steps[i]) for i in m],
                     misleading_steps=m)
-
-# %% ../nbs/03b_synth_questions.ipynb #48c2b6c9
-def _obj(o) -> str: return f"object:{o}"
-def _place(p) -> str: return f"place:{p}"
-def _slot_of(s) -> str: return f"slot:{s['surface']}|{s['place']}"
-def _colour(c) -> str: return f"colour:{c}"
-
-def entities(text: str, truth: dict) -> set[str]:
-    "The objects (decor included), colours, places, slots (a surface in a place) and time spans a text names."
-    from reveal_nb.synth_world import PLACES
-    out = {_obj(o) for o in [*truth["objects"], *truth.get("decor", {})] if re.search(rf"\b{re.escape(o)}\b", text)}
-    out |= {_colour(c) for c in {o.split()[0] for o in OBJECTS} if re.search(rf"\b{c}\b", text)}
-    out |= {f"span:{m}" for m in re.findall(r"From \d+:\d\d to \d+:\d\d", text)}
-    for p in truth["places"]:
-        if re.search(rf"\b{re.escape(p)}\b", text): out.add(_place(p))
-        out |= {f"slot:{s}|{p}" for s in PLACES[p][4] if f"{s} in the {p}" in text}
-    return out
-
-def _named(q, truth) -> set[str]:
-    "What a question's wording and options name."
-    return entities(" ".join([q["question"], q["answer"], *q["distractors"]]), truth)
-
-def claims_of(q: dict, truth: dict) -> list[set]:
-    "What a question asks about, as sets of entities no other question of the video may name together."
-    t, named = q["type"], entities(q["question"], truth)
-    places, options = [e for e in named if e.startswith("place:")], [q["answer"], *q["distractors"]]
-    if t == "counting": return [{e} for e in named if e.startswith("object:")]
-    if t == "location":
-        return ([{e} for e in named if e.startswith("object:")]
-                + [{e} for o in options for e in entities(o, truth) if e.startswith("slot:")])
-    if t == "attribute": return [{p, _colour(c)} for p in places for c in options]
-    if t == "negation": return [{p, _obj(o)} for p in places for o in options]
-    if t == "temporal_grounding": return [{e} for o in options for e in entities(o, truth)]
-    if t == "temporal_order":
-        return [{p, e} for p in places for o in options for e in entities(o, truth) if e.startswith("object:")]
-    return []
-
-def _free(state, *ents) -> bool:
-    "No accepted question of the video claims these entities (so a question may name them together)."
-    have = set(ents)
-    return not any(c <= have for c in (state or {}).get("claimed", []))
-
-def _unsaid(state, *claims) -> bool:
-    "No accepted question names what these claims ask about (so a question may ask it)."
-    return all(_free(state, *c) and not any(c <= n for n in (state or {}).get("named", [])) for c in claims)
-
-def clashes(qs: list[dict], truth: dict) -> list[str]:
-    "Pairs of a video's questions where one names what the other asks about (empty list = a clean set)."
-    named = [_named(q, truth) for q in qs]
-    return [f"{b['type']} question {b['question']!r} names {sorted(c)}, asked about by the {a['type']} question {a['question']!r}"
-            for a in qs for c in claims_of(a, truth) for b, n in zip(qs, named) if b is not a and c <= n]
 
 # %% ../nbs/03b_synth_questions.ipynb #28987f3b
 COUNT_VALUES = (1, 2, 3, 4, 5)
@@ -138,8 +98,9 @@ def q_counting(truth, rng, state=None):
              if len(ix) in COUNT_VALUES and _unsaid(state, {_obj(o)})}
     if not picks: return None
     tally = (state or {}).get("counts", {})
-    # no count may answer more than a quarter of the split's counting questions (plus one): see `count_options`
-    avail = sorted({len(ix) for ix in picks.values()} & {k for k in COUNT_VALUES if tally.get(k, 0) < (sum(tally.values()) + 1) / 4 + 1})
+    # no count answers over a quarter (plus one) of a split's counting questions (`count_options`)
+    avail = sorted({len(ix) for ix in picks.values()} & {
+        k for k in COUNT_VALUES if tally.get(k, 0) < (sum(tally.values()) + 1) / 4 + 1})
     if not avail: return None
     low = min(tally.get(k, 0) for k in avail)
     k = rng.choice([k for k in avail if tally.get(k, 0) == low])
@@ -159,12 +120,14 @@ def q_counting(truth, rng, state=None):
                      [str(n) for n in rng.sample([n for n in COUNT_VALUES if n != k], 3)],
                      steps, [[i] for i in picks[obj]], near)
 
+# %% ../nbs/03b_synth_questions.ipynb #1ce15603
 def count_options(qs: list[dict], rng) -> list[dict]:
     """Redraw the counting questions' distractors over a split so that, given the four options, each
     is the answer equally often: the value left out is drawn with probability ∝ 1 − 4·(share of the
     split's answers it is)."""
     counting = [q for q in qs if q["type"] == "counting"]
-    share = {k: sum(q["answer"] == str(k) for q in counting) / max(1, len(counting)) for k in COUNT_VALUES}
+    share = {k: sum(q["answer"] == str(k) for q in counting) / max(1, len(counting))
+             for k in COUNT_VALUES}
     out = []
     for q in qs:
         if q["type"] == "counting":
@@ -181,15 +144,18 @@ def q_negation(truth, rng, state=None):
     picks = _by(steps, "pick_up")
     by_place = _by(steps, "pick_up", key=lambda s: s["place"])
     fits = lambda p, o: _unsaid(state, {_place(p), _obj(o)}) and _free(state, _place(p), _obj(o))
-    places = [p for p, ix in by_place.items() if len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
+    places = [p for p, ix in by_place.items()
+              if len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
     for place in _pick(rng, places, len(places)):
         here = {steps[i]["obj"] for i in by_place[place]}
-        elsewhere = [steps[i]["obj"] for o in picks if o not in here and fits(place, o) for i in picks[o]]
+        elsewhere = [steps[i]["obj"] for o in picks if o not in here and fits(place, o)
+                     for i in picks[o]]
         if not elsewhere: continue
         ans = _draw(rng, elsewhere, 1)[0]
         pool = [(steps[i]["obj"], i) for i in by_place[place] if fits(place, steps[i]["obj"])]
         looks = [i for i, s in enumerate(steps) if s["kind"] == "look_at" and s["place"] == place]
-        return _question("negation", f"Which of these objects did {ACTOR} never pick up in the {place}?", ans,
+        return _question("negation",
+                         f"Which of these objects did {ACTOR} never pick up in the {place}?", ans,
                          _draw(rng, [t for t, _ in pool], 3), steps, [], picks[ans] + looks, pool,
                          pool_role="evidence")
     return None
@@ -197,35 +163,43 @@ def q_negation(truth, rng, state=None):
 # %% ../nbs/03b_synth_questions.ipynb #6c7e5e6a
 def q_causal(truth, rng, state=None):
     steps = truth["steps"]
-    says = _by(steps, "say", key=lambda s: (s["obj"], s["target"]) if s["obj"] else None); says.pop(None, None)
+    says = _by(steps, "say", key=lambda s: (s["obj"], s["target"]) if s["obj"] else None)
+    says.pop(None, None)
     once = [k for k, ix in says.items() if len(ix) == 1 and _free(state, _obj(k[0]), _place(k[1]))]
     if not once: return None
     same_obj = lambda k: [ix[0] for k2, ix in says.items() if k2[0] == k[0] and k2 != k
                           and _reason(steps[ix[0]]) != _reason(steps[says[k][0]])]
     key = max(_pick(rng, once, len(once)), key=lambda k: bool(same_obj(k)))
     i = says[key][0]; s = steps[i]
-    others = [_reason(steps[j]) for k2, ix in says.items() if k2 != key for j in ix if _reason(steps[j]) != _reason(s)]
+    others = [_reason(steps[j]) for k2, ix in says.items() if k2 != key for j in ix
+              if _reason(steps[j]) != _reason(s)]
     distract = _pick(rng, others, 3)
     if len(distract) < 3: return None
-    pick = next(j for j in range(i, len(steps)) if steps[j]["kind"] == "pick_up" and steps[j]["obj"] == s["obj"])
-    put = next(j for j in range(pick, len(steps)) if steps[j]["kind"] == "put_down" and steps[j]["obj"] == s["obj"])
-    return _question("causal", f"Why did {ACTOR} take the {s['obj']} to the {s['target']}?", f"Because {_reason(s)}",
-                     [f"Because {r}" for r in distract], steps, [[i]], [pick, put] + same_obj(key))
+    pick = next(j for j in range(i, len(steps)) if steps[j]["kind"] == "pick_up"
+                and steps[j]["obj"] == s["obj"])
+    put = next(j for j in range(pick, len(steps)) if steps[j]["kind"] == "put_down"
+               and steps[j]["obj"] == s["obj"])
+    return _question("causal", f"Why did {ACTOR} take the {s['obj']} to the {s['target']}?",
+                     f"Because {_reason(s)}", [f"Because {r}" for r in distract], steps, [[i]],
+                     [pick, put] + same_obj(key))
 
 # %% ../nbs/03b_synth_questions.ipynb #09f1d99b
 def q_attribute(truth, rng, state=None):
     steps = truth["steps"]
     slots = _by(steps, "put_down", key=_slot)
     single = [k for k, ix in slots.items() if len({steps[i]["obj"] for i in ix}) == 1
-              and _unsaid(state, {_colour(steps[ix[0]]["obj"].split()[0]), _place(steps[ix[0]]["place"])})
+              and _unsaid(state, {_colour(steps[ix[0]]["obj"].split()[0]),
+                                  _place(steps[ix[0]]["place"])})
               and _free(state, _slot_of(steps[ix[0]]), _place(steps[ix[0]]["place"]))]
     if not single: return None
     colour_of = lambda k: steps[slots[k][0]]["obj"].split()[0]
-    drawn = _draw(rng, [s["obj"].split()[0] for s in steps if s["kind"] == "put_down"], len(OBJECTS))
+    drawn = _draw(rng, [s["obj"].split()[0] for s in steps if s["kind"] == "put_down"],
+                  len(OBJECTS))
     c = next(c for c in drawn if any(colour_of(k) == c for k in single))
     key = rng.choice(sorted(k for k in single if colour_of(k) == c)); first = steps[slots[key][0]]
     colour = first["obj"].split()[0]
-    pool = [(s["obj"].split()[0], None) for s in steps if s["kind"] == "put_down" and s["obj"].split()[0] != colour
+    pool = [(s["obj"].split()[0], None) for s in steps if s["kind"] == "put_down"
+            and s["obj"].split()[0] != colour
             and _unsaid(state, {_colour(s["obj"].split()[0]), _place(first["place"])})]
     distract = _draw(rng, [t for t, _ in pool], 3)
     if len(distract) < 3: return None
@@ -246,13 +220,17 @@ def q_location(truth, rng, state=None):
     steps = truth["steps"]
     puts = {o: ix for o, ix in _by(steps, "put_down").items() if _unsaid(state, {_obj(o)})}
     if not puts: return None
-    order = sorted(_pick(rng, puts, len(puts)), key=lambda o: len({_slot(steps[i]) for i in puts[o]}) == 1)
-    obj = next((o for o in order if _free(state, _obj(o), _slot_of(steps[puts[o][-1]]), _place(steps[puts[o][-1]]["place"]))
+    order = sorted(_pick(rng, puts, len(puts)),
+                   key=lambda o: len({_slot(steps[i]) for i in puts[o]}) == 1)
+    obj = next((o for o in order if _free(state, _obj(o), _slot_of(steps[puts[o][-1]]),
+                                          _place(steps[puts[o][-1]]["place"]))
                 and _unsaid(state, {_slot_of(steps[puts[o][-1]])})), None)
     if obj is None: return None
     last = puts[obj][-1]
-    pool = [(_slot(s), None) for s in steps if s["kind"] == "put_down" and _slot(s) != _slot(steps[last])
-            and _free(state, _obj(obj), _slot_of(s), _place(s["place"])) and _unsaid(state, {_slot_of(s)})]
+    pool = [(_slot(s), None) for s in steps
+            if s["kind"] == "put_down" and _slot(s) != _slot(steps[last])
+            and _free(state, _obj(obj), _slot_of(s), _place(s["place"]))
+            and _unsaid(state, {_slot_of(s)})]
     distract = _draw(rng, [t for t, _ in pool], 3)
     if len(distract) < 3: return None
     earlier = [i for i in puts[obj][:-1] if _slot(steps[i]) != _slot(steps[last])]
@@ -285,16 +263,19 @@ def q_grounding(truth, rng, state=None):
     key = lambda s: (s["kind"], s["obj"], s["place"])
     counts = {}
     for s in steps: counts[key(s)] = counts.get(key(s), 0) + 1
-    unique = [i for i, s in enumerate(steps) if s["kind"] in ("open", "close", "look_at") and counts[key(s)] == 1]
+    unique = [i for i, s in enumerate(steps)
+              if s["kind"] in ("open", "close", "look_at") and counts[key(s)] == 1]
     cands = [i for i in unique if _free(state, _obj(steps[i]["obj"]), _place(steps[i]["place"]))]
     for kind in _pick(rng, [steps[i]["kind"] for i in cands], 3):
         by_key = {}
         for j, x in enumerate(steps):
-            if x["kind"] == kind and _unsaid(state, {f"span:{_span(x)}"}): by_key.setdefault(key(x), []).append(j)
-        alike = [rng.choice(ix) for ix in by_key.values()]   # one moment per key: a repeated key's moments cluster in time
+            if x["kind"] == kind and _unsaid(state, {f"span:{_span(x)}"}):
+                by_key.setdefault(key(x), []).append(j)
+        # one moment per key: a repeated key's moments cluster in time
+        alike = [rng.choice(ix) for ix in by_key.values()]
         if len({_span(steps[i]) for i in alike}) < 4: continue
-        # four keys of one kind drawn as a set, the one asked about chosen at random among those that can be:
-        # the answer's span is drawn like the distractors' (no odd one out by start or length)
+        # four keys of one kind drawn as a set, the asked one chosen at random among those that can
+        # be: the answer's span is drawn like the distractors' (no odd one out by start or length)
         for _try in range(50):
             four = rng.sample(alike, 4)
             if len({_span(steps[i]) for i in four}) == 4 and any(i in cands for i in four): break
@@ -316,16 +297,18 @@ def _next_action(steps, i):
     return next((j for j in range(i + 1, len(steps)) if steps[j]["kind"] in _ACTIONS), None)
 
 def _anchor_text(s) -> str:
-    return {"put_down": f"putting the {s['obj']} on the {s['surface']}", "open": f"opening the {s['obj']}",
+    return {"put_down": f"putting the {s['obj']} on the {s['surface']}",
+            "open": f"opening the {s['obj']}",
             "close": f"closing the {s['obj']}"}[s["kind"]] + f" in the {s['place']}"
 
 def q_temporal_order(truth, rng, state=None):
     steps = truth["steps"]
     counts = {}
     for s in steps: counts[_anchor_key(s)] = counts.get(_anchor_key(s), 0) + 1
-    named = lambda s: [_obj(s["obj"]), _place(s["place"])] + ([_slot_of(s)] if s["kind"] == "put_down" else [])
-    anchors = [i for i, s in enumerate(steps) if s["kind"] in ("put_down", "open", "close") and counts[_anchor_key(s)] == 1
-               and _free(state, *named(s))]
+    named = lambda s: ([_obj(s["obj"]), _place(s["place"])]
+                       + ([_slot_of(s)] if s["kind"] == "put_down" else []))
+    anchors = [i for i, s in enumerate(steps) if s["kind"] in ("put_down", "open", "close")
+               and counts[_anchor_key(s)] == 1 and _free(state, *named(s))]
     for i in _pick(rng, anchors, len(anchors)):
         j = _next_action(steps, i)
         if (j is None or steps[j]["kind"] not in ("pick_up", "look_at")
@@ -337,7 +320,8 @@ def q_temporal_order(truth, rng, state=None):
         same = [x for x, s in enumerate(steps) if s["kind"] == kind
                 and s["obj"] not in (steps[j]["obj"], steps[i]["obj"]) and asked(x)]
         here = [x for x in same if steps[x]["place"] == steps[j]["place"]]
-        pool = [(_short(steps[x]), x) for x in (here if len({steps[x]["obj"] for x in here}) >= 3 else same)]
+        pool = [(_short(steps[x]), x)
+                for x in (here if len({steps[x]["obj"] for x in here}) >= 3 else same)]
         texts = _draw(rng, [t for t, _ in pool], 3)
         if len(texts) < 3: continue
         anchor_obj = [x for x, s in enumerate(steps) if s["obj"] == steps[i]["obj"] and x != i]
@@ -356,10 +340,12 @@ QUESTION_TYPES = {"temporal_order": q_temporal_order, "counting": q_counting,
 
 # %% ../nbs/03b_synth_questions.ipynb #3f7a5167
 def _texts(others, with_options=True) -> list[set]:
-    return [_words(o["question"] + (" " + " ".join(_options(o)) if with_options else "")) for o in others]
+    return [_words(o["question"] + (" " + " ".join(_options(o)) if with_options else ""))
+            for o in others]
 
 def mentions(option: str, others: list[dict], with_options: bool = True) -> int:
-    "How many of the other questions mention every content word of the option (in their wording, and options)."
+    """How many of the other questions mention every content word of the option (in their wording,
+    and options)."""
     ws = _words(option)
     return sum(bool(ws) and ws <= t for t in _texts(others, with_options))
 
@@ -372,22 +358,26 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     for n, q in enumerate(qs):
         if not q["pool"]: continue
         others = qs[:n] + qs[n + 1:]
-        claimed, named = [c for o in others for c in claims_of(o, truth)], [_named(o, truth) for o in others]
+        claimed, named = ([c for o in others for c in claims_of(o, truth)],
+                          [_named(o, truth) for o in others])
         base = entities(q["question"] + " " + q["answer"], truth)
-        def clean(t):   # naming t breaks no other question's claim, and asking with t names nothing already named
+        # naming t breaks no other question's claim, and asking with t names nothing already named
+        def clean(t):
             ents = base | entities(t, truth)
             return (not any(c <= ents for c in claimed)
                     and not any(c <= m for c in claims_of(q | dict(distractors=[t]), truth)
                                 for m in named))
         sets = [_texts(others, w) for w in (True, False)]
-        profile = lambda o: (lambda ws: [count(ws, sets[0]), count(ws, sets[1]), count(ws, lines)])(_words(o))
+        profile = lambda o: (lambda ws: [count(ws, sets[0]), count(ws, sets[1]),
+                                         count(ws, lines)])(_words(o))
         target, by_gap, seen = profile(q["answer"]), {}, {}
         for t, _ in q["pool"]:
             if t in seen or not clean(t): continue
             seen[t] = sum(abs(a - b) // w for a, b, w in zip(profile(t), target, (1, 1, 4)))
             by_gap.setdefault(seen[t], []).append(t)
         chosen = []
-        for gap in sorted(by_gap): chosen += _draw(rng, [t for t in by_gap[gap] if t not in chosen], 3 - len(chosen))
+        for gap in sorted(by_gap):
+            chosen += _draw(rng, [t for t in by_gap[gap] if t not in chosen], 3 - len(chosen))
         if len(chosen) == 3: qs[n] = _set_evidence(q | dict(distractors=chosen), truth["steps"])
     return qs
 
@@ -396,8 +386,9 @@ ASK_ORDER = ("negation", "counting", "attribute", "location", "temporal_order", 
              "global_summary", "temporal_grounding")
 
 def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[dict]:
-    """The questions (without letters) one video supports, asked as a set: up to one per type per 15 minutes,
-    no wording asked twice, no question naming what another asks about, every question with an E-."""
+    """The questions (without letters) one video supports, asked as a set: up to one per type per
+    15 minutes, no wording asked twice, no question naming what another asks about, every question
+    with an E-."""
     rng = random.Random(f"questions:{seed}:{truth['video_id']}")
     state = state if state is not None else {}
     state.setdefault("counts", {})
@@ -408,12 +399,15 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
         for name in ASK_ORDER:
             for _try in range(3):
                 q = QUESTION_TYPES[name](truth, rng, video)
-                if (q is not None and q["misleading"] and q["question"] not in {o["question"] for o in out}
-                        and _unsaid(video, *claims_of(q, truth)) and _free(video, *_named(q, truth))): break
+                if (q is not None and q["misleading"]
+                        and q["question"] not in {o["question"] for o in out}
+                        and _unsaid(video, *claims_of(q, truth))
+                        and _free(video, *_named(q, truth))): break
             else: continue
             out.append(q | dict(video_id=truth["video_id"]))
             video["claimed"] += claims_of(q, truth); video["named"].append(_named(q, truth))
-            if name == "counting": state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
+            if name == "counting":
+                state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
     out = balance_mentions(out, truth, rng)
     assert not clashes(out, truth), clashes(out, truth)
     return [{k: v for k, v in q.items()
