@@ -7,9 +7,9 @@ from __future__ import annotations
 import itertools, random, re, string
 from .core import RevealConfig, mmss
 from .synth_world import ACTOR, OBJECTS, narration_track
+from .synth_claims import entities
 from .synth_questions import (_ACTIONS, _anchor_text, _iv, _line, _options, _reason,
-                                       _short, _slot, _span, _words, count_options, entities,
-                                       video_questions)
+                                       _short, _slot, _span, _words, count_options, video_questions)
 
 # %% auto #0
 __all__ = ['option_truth', 'check_question', 'mark_caption_loss', 'is_sufficient', 'assign_letters', 'split_questions']
