@@ -25,7 +25,7 @@ class QAItem:
     options: dict              # {"A": "text", ...}, no prefixes
     answer: str | None         # gold letter (None when the split hides it)
     qtypes: list = field(default_factory=list)   # question type(s); several for LVBench
-    video_path: str | None = None                # file (or, for EgoLife, the folder of 30-s clips)
+    video_path: str | None = None                # file (or, for EgoLife, the day's folder of 30-s clips)
     duration: float | None = None                # seconds
     subtitles_path: str | None = None            # .srt or LongVideoBench .json
     captions_path: str | None = None             # provided timestamped narration (reveal-synth)
@@ -237,11 +237,20 @@ def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
         targets = parse_ego_times(r["target_time"], q_day) if r.get("target_time") not in (None, "", []) else []
     except ValueError as e:
         return None, (rid, str(e))
-    item = QAItem(bench, rid, identity, _field(r, "question", src, rid), opts, str(_field(r, "answer", src, rid)).strip().upper(),
-                  [r.get("type")] if r.get("type") else [], str(Path(root) / identity), None,
+    day = f"DAY{int(query // 86400) + 1}"                  # the question's day: its clips are its video
+    item = QAItem(bench, rid, f"{identity}/{day}", _field(r, "question", src, rid), opts,
+                  str(_field(r, "answer", src, rid)).strip().upper(),
+                  [r.get("type")] if r.get("type") else [], str(Path(root) / identity / day), None,
                   evidence=[[t, t] for t in targets],
                   extra=dict(query_seconds=query, target_seconds=targets, **{k: r.get(k) for k in ("keywords", "reason", "need_audio", "trigger")}))
     return check_item(item, src), None
+
+def _day_memories(items):
+    "Each item's `clips_until`: its day's last question time, so one memory serves the whole day."
+    last = {}
+    for it in items: last[it.video_id] = max(last.get(it.video_id, 0.0), it.extra["query_seconds"])
+    for it in items: it.extra["clips_until"] = last[it.video_id]
+    return items
 
 def load_egolifeqa(root, identity="A1_JAKE") -> Items:
     "EgoLifeQA items for one identity (default A1_JAKE)."
@@ -253,7 +262,7 @@ def load_egolifeqa(root, identity="A1_JAKE") -> Items:
         else: items.append(it)
     if skipped: warnings.warn(f"{src}: skipped {len(skipped)} record(s) with unreadable times, e.g. {skipped[0]}")
     items.skipped = skipped
-    return _unique_ids(items, src)
+    return _unique_ids(_day_memories(items), src)
 
 # %% ../nbs/04_benchmarks.ipynb #8a33cca2
 EGO_IDENTITIES = ["A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "A6_SHURE"]
@@ -289,7 +298,7 @@ def load_egor1(root) -> Items:
             it.qid = f"{identity}:{it.qid}"; items.append(it)
     if skipped: warnings.warn(f"{qa_dir}: skipped {len(skipped)} record(s) with unreadable times, e.g. {skipped[0]}")
     items.skipped = skipped
-    return _unique_ids(items, qa_dir)
+    return _unique_ids(_day_memories(items), qa_dir)
 
 # %% ../nbs/04_benchmarks.ipynb #67b61590
 def _ego_record(i, day, t, target, ans="B"):

@@ -10,23 +10,24 @@ from pathlib import Path
 import numpy as np
 from .core import RevealConfig, RevealInputError
 from .benchmarks import ego_seconds
-from .video import FrameScan, VideoInfo, frame_reasons, frame_stats, load_text_track, open_video, sample_indices
+from .video import (FrameScan, VideoInfo, frame_reasons, frame_stats, load_text_track, open_video,
+                             sample_indices)
 from .segment import Segment, adaptive_segments, fixed_segments
 
 # %% auto #0
-__all__ = ['clip_start', 'clip_tracks', 'day_clips', 'Clip', 'ClipSequence', 'open_clips', 'scan_clips', 'clip_segments',
-           'clip_frames_in_span', 'clip_text_tracks']
+__all__ = ['day_time', 'clip_start', 'clip_tracks', 'day_clips', 'Clip', 'ClipSequence', 'open_clips', 'scan_clips',
+           'clip_segments', 'clip_frames_in_span', 'clip_text_tracks']
 
 # %% ../nbs/06a_clips.ipynb #06179bb7
 _CLIP = re.compile(r"(?:DAY(\d+)_.+_)?(\d{8})", re.I)
 
-def _hms(t: float) -> str:
-    "Seconds since DAY1 00:00 as 'DAYd HH:MM:SS.s'."
+def day_time(t: float) -> str:
+    "Seconds since DAY1 00:00 as 'DAYd HH:MM:SS.s', the way the benchmarks write a moment."
     d, r = divmod(float(t), 86400)
     return f"DAY{int(d) + 1} {int(r // 3600):02d}:{int(r % 3600 // 60):02d}:{r % 60:04.1f}"
 
 def clip_start(path) -> float:
-    "A clip's start in seconds since DAY1 00:00, from its name DAYd_NAME_HHMMSSFF.mp4 (HHMMSSFF.mp4: day 1)."
+    "A clip's start in seconds since DAY1 00:00, from its name DAYd_NAME_HHMMSSFF.mp4 (HHMMSSFF: day 1)."
     m = _CLIP.fullmatch(Path(path).stem)
     if not m:
         raise RevealInputError(path, "name", "not a clip name: expected DAYd_NAME_HHMMSSFF.mp4 "
@@ -40,21 +41,22 @@ def clip_tracks(path) -> tuple:
     return tuple(q if q.exists() else None for q in (p.with_suffix(".json"), p.with_suffix(".srt")))
 
 def day_clips(folder, until: float | None = None) -> list[Path]:
-    "The clips of a folder in time order that start by `until` (all when None), read from their names only."
+    "A folder's clips in time order that start by `until` (all when None), from their names alone."
     folder = Path(folder)
     if not folder.is_dir(): raise RevealInputError(folder, "clips", "folder not found")
     found = sorted(((clip_start(p), p) for p in folder.glob("*.mp4") if not p.name.startswith(".")),
                    key=lambda x: x[0])
     out = [p for s, p in found if until is None or s <= until]
     if not out:
-        when = f" by {_hms(until)} (the first starts at {_hms(found[0][0])})" if found and until is not None else ""
+        when = "" if not found or until is None else \
+            f" by {day_time(until)} (the first starts at {day_time(found[0][0])})"
         raise RevealInputError(folder, "clips", f"no clip DAYd_NAME_HHMMSSFF.mp4 starts{when}")
     return out
 
 # %% ../nbs/06a_clips.ipynb #1617c9ef
 @dataclass
 class Clip:
-    "One clip of a sequence: its file, its start on the recording's clock and how many seconds of it are used."
+    "One clip of a sequence: its file, its start on the recording's clock, how many seconds of it are used."
     path: str
     start: float
     duration: float      # the file's length, cut where the next clip starts if they overlap
@@ -66,10 +68,10 @@ class Clip:
 
 @dataclass
 class ClipSequence:
-    "Clips read as one video on the recording's clock: time runs on inside a clip and stops between clips."
+    "Clips read as one video on the recording's clock: time runs on inside a clip, stops between clips."
     folder: str
     clips: list
-    gap: float = 1.0     # clips further apart than this are separate runs: no segment crosses the gap
+    gap: float = 1.0     # clips further apart are separate runs: no segment crosses the gap
 
     @property
     def start(self) -> float: return self.clips[0].start
@@ -79,7 +81,7 @@ class ClipSequence:
     def recorded(self) -> float: return float(sum(c.duration for c in self.clips))
 
     def runs(self) -> list[list]:
-        "Maximal stretches of contiguous clips (each starting within `gap` s of the previous one's end)."
+        "Maximal stretches of contiguous clips (each starts within `gap` s of the previous one's end)."
         out = [[self.clips[0]]]
         for c in self.clips[1:]:
             if c.start - out[-1][-1].end <= self.gap: out[-1].append(c)
@@ -96,7 +98,8 @@ def open_clips(paths) -> ClipSequence:
     if not paths: raise RevealInputError("clips", "clips", "no clip given")
     starts = [clip_start(p) for p in paths]
     for a, b, s in zip(paths, paths[1:], starts[1:]):
-        if clip_start(a) == s: raise RevealInputError(b, "name", f"starts at the same time as {a.name}")
+        if clip_start(a) == s:
+            raise RevealInputError(b, "name", f"starts at the same time as {a.name}")
     clips = []
     for k, (p, s) in enumerate(zip(paths, starts)):
         info = open_video(p)[1]
@@ -106,7 +109,7 @@ def open_clips(paths) -> ClipSequence:
 
 # %% ../nbs/06a_clips.ipynb #60611a2c
 def _clip_batches(c: Clip, cfg: RevealConfig, keep=None):
-    "(times, frames) of a clip sampled at cfg.fps, batch by batch; only the samples `keep` marks, if given."
+    "(times, frames) of a clip sampled at cfg.fps, batch by batch; only the samples `keep` marks, if any."
     vr, info = open_video(c.path, cfg.decode_max_side)
     idx = sample_indices(info, cfg.fps)
     idx = idx[idx / info.fps < c.duration]
@@ -115,10 +118,11 @@ def _clip_batches(c: Clip, cfg: RevealConfig, keep=None):
         ix = idx[b:b + cfg.decode_batch]
         try: yield c.start + ix / info.fps, vr.get_batch(ix.tolist()).asnumpy()
         except Exception as e:
-            raise RevealInputError(c.path, "video", f"decoding failed near frame {ix[0]}: {e}") from None
+            raise RevealInputError(c.path, "video",
+                                   f"decoding failed near frame {ix[0]}: {e}") from None
 
 def scan_clips(seq: ClipSequence, cfg: RevealConfig, visual_encoder, progress: bool = False) -> FrameScan:
-    "`scan_video` over a clip sequence: every clip sampled at cfg.fps, frame times on the recording's clock."
+    "`scan_video` over a clip sequence: each clip sampled at cfg.fps, times on the recording's clock."
     from tqdm.auto import tqdm
     times, stats, counts = [], [], []
     for c in tqdm(seq.clips, desc=f"filter {Path(seq.folder).name}", disable=not progress):
@@ -129,22 +133,24 @@ def scan_clips(seq: ClipSequence, cfg: RevealConfig, visual_encoder, progress: b
     reasons = frame_reasons(stats, cfg)                 # one blur threshold for the whole sequence
     kept = np.array([not r for r in reasons], bool)
     if not kept.any():
-        raise RevealInputError(seq.folder, "video", f"all {len(times)} sampled frames of its {len(seq.clips)} "
-                               "clips were filtered out")
+        raise RevealInputError(seq.folder, "video", f"all {len(times)} sampled frames of its "
+                               f"{len(seq.clips)} clips were filtered out")
     descs, at = [], np.cumsum([0] + counts)
     for k, c in enumerate(tqdm(seq.clips, desc=f"describe {Path(seq.folder).name}", disable=not progress)):
-        descs += [visual_encoder.encode_images(fr) for _, fr in _clip_batches(c, cfg, kept[at[k]:at[k + 1]])]
+        mine = kept[at[k]:at[k + 1]]
+        descs += [visual_encoder.encode_images(fr) for _, fr in _clip_batches(c, cfg, mine)]
     info = VideoInfo(seq.folder, seq.clips[0].fps, len(times), seq.end, int(w), int(h))
     return FrameScan(info, np.array(times), reasons, stats, np.concatenate(descs))
 
 # %% ../nbs/06a_clips.ipynb #d56286ce
 def clip_segments(scan: FrameScan, seq: ClipSequence, cfg: RevealConfig) -> list[Segment]:
-    "L1 segments of a clip sequence: `segment_video`'s rule inside each run of contiguous clips, never across a gap."
+    "L1 segments of clips: `segment_video`'s rule inside each run of contiguous clips, never across a gap."
     kt, out = scan.kept_times, []
     for run in seq.runs():
         a, b = run[0].start, run[-1].end
         sel = np.nonzero((kt >= a) & (kt < b))[0]
-        if cfg.segmentation == "fixed": segs = fixed_segments(kt[sel] - a, b - a, cfg.fixed_segment_seconds)
+        if cfg.segmentation == "fixed":
+            segs = fixed_segments(kt[sel] - a, b - a, cfg.fixed_segment_seconds)
         elif len(sel): segs = adaptive_segments(kt[sel] - a, scan.descriptors[sel], b - a, cfg.theta)
         else: continue
         k0 = int(sel[0]) if len(sel) else 0
@@ -153,9 +159,9 @@ def clip_segments(scan: FrameScan, seq: ClipSequence, cfg: RevealConfig) -> list
     return out
 
 # %% ../nbs/06a_clips.ipynb #3421aea9
-def clip_frames_in_span(seq: ClipSequence, start: float, end: float, fps: float = 1.0, max_frames: int | None = None,
-                        max_side: int = 0):
-    "`frames_in_span` on a clip sequence: (times, frames) of [start, end), decoded from the clips that hold them."
+def clip_frames_in_span(seq: ClipSequence, start: float, end: float, fps: float = 1.0,
+                        max_frames: int | None = None, max_side: int = 0):
+    "`frames_in_span` on clips: (times, frames) of [start, end), decoded from the clips that hold them."
     t = np.arange(start, end, 1.0 / fps)
     if max_frames and len(t) > max_frames: t = np.linspace(start, end, max_frames, endpoint=False)
     times, frames = [], []
@@ -164,10 +170,11 @@ def clip_frames_in_span(seq: ClipSequence, start: float, end: float, fps: float 
         if not len(tc): continue
         vr, info = open_video(c.path, max_side)
         idx = np.minimum(np.round((tc - c.start) * info.fps).astype(int), info.n_frames - 1)
-        times += (c.start + idx / info.fps).tolist(); frames.append(vr.get_batch(idx.tolist()).asnumpy())
+        times += (c.start + idx / info.fps).tolist()
+        frames.append(vr.get_batch(idx.tolist()).asnumpy())
     if not frames:
-        raise RevealInputError(seq.folder, "span", f"{_hms(start)} to {_hms(end)} holds no clip (the clips run "
-                               f"from {_hms(seq.start)} to {_hms(seq.end)}, with pauses)")
+        raise RevealInputError(seq.folder, "span", f"{day_time(start)} to {day_time(end)} holds no clip "
+                               f"(the clips run from {day_time(seq.start)} to {day_time(seq.end)}, with pauses)")
     return np.array(times), np.concatenate(frames)
 
 def clip_text_tracks(seq: ClipSequence) -> tuple[list, list]:

@@ -92,8 +92,11 @@ class QuestionRun:
         self.done, self.stop, self.stop_reason = True, stop, reason
 
 def start_run(item, mem, cfg: RevealConfig, dim: int) -> QuestionRun:
-    "A fresh run; without online memory, only exact repeats are dropped (dedup threshold above any cosine)."
+    """A fresh run, its memory seen from the question's time when it has one; without online memory, only
+    exact repeats are dropped (dedup threshold above any cosine)."""
     ocfg = cfg if VARIANTS[cfg.variant].online else with_overrides(cfg, {"dedup_cosine": 1.0})
+    horizon = (item.extra or {}).get("query_seconds")    # nothing recorded after the question is retrieved
+    if mem is not None and horizon is not None: mem = mem.before(horizon)
     return QuestionRun(item, mem, OnlineMemory(item.question, item.options, ocfg, dim=dim))
 
 # %% ../nbs/12_loop.ipynb #6fc2da93

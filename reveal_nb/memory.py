@@ -5,7 +5,7 @@
 # %% ../nbs/07_memory.ipynb #629dda7d
 from __future__ import annotations
 from fastcore.basics import patch
-import hashlib, io, json, os, string, sys, time, warnings
+import copy, hashlib, io, json, os, string, sys, time, warnings
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
@@ -14,25 +14,53 @@ from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_by
 from .core import exclusive_lock
 from .video import FrameScan, VideoInfo, check_track_times, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
+from .clips import (ClipSequence, clip_frames_in_span, clip_segments, clip_text_tracks, clip_tracks, day_clips,
+                             day_time, open_clips, scan_clips)
 
 # %% auto #0
-__all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PROMPT', 'cached_file_sha256', 'memory_root',
-           'memory_key', 'provided_narrative', 'caption_segments', 'l1_items', 'summarise_level', 'make_index',
-           'index_memory', 'build_memory', 'OfflineMemory']
+__all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PROMPT', 'cached_files_sha256',
+           'cached_file_sha256', 'clips_sha256', 'clip_list', 'video_sha256', 'memory_root', 'memory_key',
+           'provided_narrative', 'caption_segments', 'l1_items', 'summarise_level', 'make_index', 'index_memory',
+           'build_memory', 'OfflineMemory']
 
 # %% ../nbs/07_memory.ipynb #74a3fd26
 MEMORY_FORMAT = 2
 MEMORY_KEYS = fields_with("memory")   # the config fields that shape a memory (marked in chapter 00)
 
+def cached_files_sha256(paths, cfg: RevealConfig | None = None) -> list[str]:
+    "SHA-256 of each file's content, remembered per (path, size, mtime); the book read and written once."
+    book_path = cache_root(cfg) / "file_hashes.json"
+    book = json.loads(book_path.read_text()) if book_path.exists() else {}
+    out, grown = [], False
+    for path in paths:
+        path = Path(path).resolve(); st = path.stat()
+        key = f"{path}:{st.st_size}:{st.st_mtime_ns}"
+        if key not in book: book[key] = sha256_file(path); grown = True
+        out.append(book[key])
+    if grown: atomic_write_json(book_path, book)
+    return out
+
 def cached_file_sha256(path, cfg: RevealConfig | None = None) -> str:
     "SHA-256 of a file's content, remembered per (path, size, mtime)."
-    path = Path(path).resolve(); st = path.stat()
-    book_path = cache_root(cfg) / "file_hashes.json"
-    key = f"{path}:{st.st_size}:{st.st_mtime_ns}"
-    book = json.loads(book_path.read_text()) if book_path.exists() else {}
-    if key not in book:
-        book[key] = sha256_file(path); atomic_write_json(book_path, book)
-    return book[key]
+    return cached_files_sha256([path], cfg)[0]
+
+def clips_sha256(clips, cfg: RevealConfig | None = None) -> str:
+    "One hash of a list of clips: each clip's name and content hash, and those of its own text tracks."
+    rows = [[c, *clip_tracks(c)] for c in map(Path, clips)]
+    files = [f for r in rows for f in r if f]
+    digest = dict(zip(map(str, files), cached_files_sha256(files, cfg)))
+    listed = [[r[0].name] + [digest[str(f)] if f else None for f in r] for r in rows]
+    return hashlib.sha256(json.dumps(listed).encode()).hexdigest()
+
+def clip_list(video) -> list | None:
+    "The clips of `video` when it is a folder or a list of clips (chapter 06a); None for one file."
+    if isinstance(video, (list, tuple)): return [Path(p) for p in video]
+    return day_clips(video) if Path(video).is_dir() else None
+
+def video_sha256(video, cfg: RevealConfig | None = None) -> str:
+    "The content hash of a video file, or of a folder or list of clips."
+    clips = clip_list(video)
+    return cached_file_sha256(video, cfg) if clips is None else clips_sha256(clips, cfg)
 
 def memory_root(cfg: RevealConfig, root=None) -> Path:
     "Where memories live: `root`, else cfg.memory_dir, else <cache>/memory."
@@ -45,7 +73,7 @@ def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None, subtitle
     if subtitles_offset: extra.append(float(subtitles_offset))
     if levels != 3: extra.append(f"levels {levels}")
     fp = hashlib.sha256((config_fingerprint(cfg, MEMORY_KEYS) + json.dumps(extra)).encode()).hexdigest()[:12]
-    return f"{cached_file_sha256(video, cfg)[:16]}-{fp}"
+    return f"{video_sha256(video, cfg)[:16]}-{fp}"
 
 # %% ../nbs/07_memory.ipynb #20ef4a0a
 def provided_narrative(seg: Segment, narration: list, subtitles: list) -> str:
@@ -100,7 +128,9 @@ def caption_segments(folder, video, segs: list[Segment], cfg: RevealConfig, narr
         for b in tqdm(range(0, len(todo), cfg.llm_batch_size), desc="caption", disable=not progress):
             chunk, reqs = todo[b:b + cfg.llm_batch_size], []
             for i, s in chunk:
-                _, frames = frames_in_span(video, s.start, s.end, fps=1.0, max_frames=cfg.caption_frames, max_side=cfg.decode_max_side)
+                cut = clip_frames_in_span if isinstance(video, ClipSequence) else frames_in_span
+                _, frames = cut(video, s.start, s.end, fps=1.0, max_frames=cfg.caption_frames,
+                                max_side=cfg.decode_max_side)
                 said = " ".join(l["text"] for l in lines_in_span(subtitles, s.start, s.end))
                 prompt = CAPTION_PROMPT.substitute(start=mmss(s.start), end=mmss(s.end), subs=f'; what is said: "{said}"' if said else "")
                 reqs.append(ChatRequest([{"role": "user", "content": prompt}], "captioner", images=list(frames), max_new_tokens=160))
@@ -197,9 +227,15 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
                  root=None, progress: bool = True, subtitles_offset: float = 0.0, levels: int = 3) -> "OfflineMemory":
     "Build (or load, or resume) the offline memory of `video` with its first `levels` levels (3: L1, L2, L3); returns it loaded."
     if levels not in (1, 2, 3): raise RevealInputError("build_memory", "levels", f"{levels!r}: a memory has 1, 2 or 3 levels")
-    video = require_file(video, "video")
-    if cfg.captioner == "provided" and captions is None:
-        raise RevealInputError(video, "captions", "the 'provided' captioner needs a narration/captions file (or set captioner=vlm)")
+    clips = clip_list(video)
+    if clips is None: video = require_file(video, "video")
+    elif not clips: raise RevealInputError("build_memory", "video", "an empty list of clips")
+    else: video = [require_file(c, "video") for c in clips]
+    own = [t for c in clips or [] for t in clip_tracks(c) if t]           # the clips' own text tracks
+    if cfg.captioner == "provided" and captions is None and not own:
+        where = video if clips is None else video[0].parent
+        raise RevealInputError(where, "captions", "the 'provided' captioner needs a narration/captions "
+                               "file (for clips: tracks beside them, chapter 06a) (or set captioner=vlm)")
     # the tracks are read (and a bad one fails) before any decoding; their times are checked against the video after the scan
     tracks = dict(narration=load_text_track(require_file(captions, "captions")) if captions else [],
                   speech=load_text_track(require_file(subtitles, "subtitles"), offset=subtitles_offset) if subtitles else [])
@@ -216,15 +252,31 @@ def build_memory(video, cfg: RevealConfig, captions=None, subtitles=None, llm=No
 def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, llm, text_encoder, visual_encoder, progress, levels=3):
     from reveal_nb.encoders import make_text_encoder, make_visual_encoder
     timings, t0, llm = {}, time.time(), _LazyLLM(cfg, llm)
-    if progress: print(f"building the offline memory of {Path(video).name} ({cfg.segmentation} segments) in {d}", file=sys.stderr, flush=True)
+    seq = open_clips(video) if isinstance(video, list) else None     # a sequence of clips (chapter 06a)
+    src = seq or video
+    if seq:
+        own = clip_text_tracks(seq)
+        tracks = {k: sorted(tracks[k] + o, key=lambda l: l["start"])
+                  for k, o in zip(("narration", "speech"), own)}
+    name, where = ((f"{len(seq.clips)} clips in {seq.folder}", seq.folder) if seq
+                   else (Path(video).name, None))
+    if progress:
+        print(f"building the offline memory of {name} ({cfg.segmentation} segments) in {d}",
+              file=sys.stderr, flush=True)
     visual_encoder = visual_encoder or make_visual_encoder(cfg)
     scan = _load_scan(d)
-    if scan is None: scan = scan_video(video, cfg, visual_encoder, progress); _save_scan(d, scan)
+    if scan is None:
+        scan = (scan_clips(seq, cfg, visual_encoder, progress) if seq
+                else scan_video(video, cfg, visual_encoder, progress))
+        _save_scan(d, scan)
     timings["scan"] = time.time() - t0; t0 = time.time()
-    segs = segment_video(scan, cfg)
-    narration = check_track_times(tracks["narration"], captions, scan.info.duration)
-    speech = check_track_times(tracks["speech"], subtitles, scan.info.duration, subtitles_offset)
-    l1 = l1_items(segs, caption_segments(d, video, segs, cfg, narration, speech, llm, progress))
+    segs = clip_segments(scan, seq, cfg) if seq else segment_video(scan, cfg)
+    narration = check_track_times(tracks["narration"], captions or where, scan.info.duration)
+    speech = check_track_times(tracks["speech"], subtitles or where, scan.info.duration,
+                               subtitles_offset)
+    l1 = l1_items(segs, caption_segments(d, src, segs, cfg, narration, speech, llm, progress))
+    for x in l1 if seq else []:
+        x["clip"] = next(c.name for c in reversed(seq.clips) if c.start <= x["start"])
     timings["caption"] = time.time() - t0; t0 = time.time()
     l2 = summarise_level(d, 2, l1, cfg, llm, progress) if levels >= 2 else []
     l3 = summarise_level(d, 3, l2, cfg, llm, progress) if levels >= 3 else []
@@ -232,7 +284,8 @@ def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, 
     text_encoder = text_encoder or make_text_encoder(cfg)
     index_memory(d, scan, segs, [l1, l2, l3], cfg, text_encoder, visual_encoder)
     timings["index"] = time.time() - t0
-    meta = dict(format=MEMORY_FORMAT, complete=True, video=str(Path(video).resolve()), video_sha256=cached_file_sha256(video, cfg),
+    meta = dict(format=MEMORY_FORMAT, complete=True,
+                video=str(Path(seq.folder if seq else video).resolve()), video_sha256=video_sha256(video, cfg),
                 captions=str(captions) if captions else None, subtitles=str(subtitles) if subtitles else None,
                 subtitles_offset=subtitles_offset, config={k: config_to_dict(cfg)[k] for k in MEMORY_KEYS},
                 text_encoder=text_encoder.fingerprint, visual_encoder=visual_encoder.fingerprint,
@@ -241,6 +294,9 @@ def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, 
                 frames=dict(sampled=len(scan.times), kept=int(scan.kept.sum()), dropped=scan.drop_summary()),
                 segments=segment_stats(segs), counts={"L1": len(l1), "L2": len(l2), "L3": len(l3)}, levels=levels,
                 timings={k: round(v, 3) for k, v in timings.items()})
+    if seq: meta["clips"] = dict(count=len(seq.clips), first=seq.clips[0].name, last=seq.clips[-1].name,
+                                 start=seq.start, end=seq.end, recorded=seq.recorded,
+                                 runs=len(seq.runs()))
     atomic_write_json(d / "meta.json", meta)
     return OfflineMemory.load(d)
 
@@ -257,6 +313,7 @@ class OfflineMemory:
     def __init__(self, folder: Path, meta: dict, items: list, indexes: dict, ids: dict, visual):
         self.folder, self.meta, self.items, self.indexes, self.ids, self.visual = folder, meta, items, indexes, ids, visual
         self.by_id = {x["id"]: x for x in items}
+        self.horizon = None      # set by `before(t)`: searches and `level` see only items ending by then
 
     @classmethod
     def load(cls, folder) -> "OfflineMemory":
@@ -280,7 +337,10 @@ class OfflineMemory:
         vis = _read_part(folder, "visual_L1.faiss", lambda p: faiss.read_index(str(p))) if (folder / "visual_L1.faiss").exists() else None
         return cls(folder, meta, items, idx, ids, vis)
 
-    def level(self, n: int) -> list: return [x for x in self.items if x["level"] == n]
+    def visible(self, x: dict) -> bool: return self.horizon is None or x["end"] <= self.horizon
+
+    def level(self, n: int) -> list:
+        return [x for x in self.items if x["level"] == n and self.visible(x)]
 
     def vectors(self, ids) -> np.ndarray:
         "The stored text embeddings of items `ids` (rows in the same order); no re-encoding."
@@ -302,9 +362,10 @@ def search_text(self: OfflineMemory, query_vectors, cfg: RevealConfig | None = N
     for lvl, kk in k.items():
         n = self.indexes[lvl].ntotal
         if not kk or not n: continue
-        S, I = self.indexes[lvl].search(Q, min(kk, n))
+        S, I = self.indexes[lvl].search(Q, min(kk, n) if self.horizon is None else n)   # horizon: rank all
         for q in range(len(Q)):
-            out[q] += [self.by_id[self.ids[lvl][i]] | dict(score=float(s)) for s, i in zip(S[q], I[q]) if i >= 0]
+            hits = [self.by_id[self.ids[lvl][i]] for i in I[q] if i >= 0]
+            out[q] += [h | dict(score=float(s)) for s, h in zip(S[q], hits) if self.visible(h)][:kk]
     return out
 
 @patch
@@ -313,21 +374,35 @@ def search_visual(self: OfflineMemory, query_vectors, k: int = 8) -> list[list[d
     if self.visual is None:
         raise RevealInputError(self.folder, "visual_encoder", "this memory has no visual channel (built without a joint text-image encoder)")
     Q = np.ascontiguousarray(np.atleast_2d(query_vectors), np.float32)
-    S, I = self.visual.search(Q, min(k, self.visual.ntotal))
-    l1 = self.level(1)
-    return [[l1[i] | dict(score=float(s)) for s, i in zip(S[q], I[q]) if i >= 0] for q in range(len(Q))]
+    l1 = [x for x in self.items if x["level"] == 1]          # the rows of the visual index, in order
+    n = self.visual.ntotal
+    S, I = self.visual.search(Q, min(k, n) if self.horizon is None else n)
+    return [[l1[i] | dict(score=float(s)) for s, i in zip(S[q], I[q]) if i >= 0 and self.visible(l1[i])][:k]
+            for q in range(len(Q))]
+
+@patch
+def before(self: OfflineMemory, t: float | None) -> OfflineMemory:
+    "The memory as a question asked at time `t` may read it: the items that end by `t` (None: all)."
+    if t is None: return self
+    view = copy.copy(self); view.horizon = float(t)
+    return view
 
 # %% ../nbs/07_memory.ipynb #cfb6a7b6
 @patch
 def describe(self: OfflineMemory, n: int = 3, width: int = 110) -> str:
     "A readable summary of the memory."
     m = self.meta
-    lines = [f"memory {self.folder.name}: {Path(m['video']).name}, {m['duration']:.0f} s",
+    c = m.get("clips")
+    what = (f"{c['count']} clips from {c['first']} to {c['last']}, {c['recorded']:.0f} s recorded" if c
+            else f"{Path(m['video']).name}, {m['duration']:.0f} s")
+    lines = [f"memory {self.folder.name}: {what}",
              f"  frames: {m['frames']['sampled']} sampled, {m['frames']['kept']} kept, dropped {m['frames']['dropped']}",
              f"  L1 segments: {m['segments']['count']} (mean {m['segments']['mean']:.1f} s, median {m['segments']['median']:.1f} s); "
              f"L2: {m['counts']['L2']}; L3: {m['counts']['L3']}; visual channel: {'on' if m['visual_channel'] else 'off'}",
              f"  build seconds: {m['timings']}"]
     for lvl in (1, 2, 3):
         for x in self.level(lvl)[:n]:
-            lines.append(f"  {x['id']} [{mmss(x['start'])}-{mmss(x['end'])}] {(x['text'] or '(no text)')[:width]}")
+            span = (f"{day_time(x['start'])}-{day_time(x['end'])[5:]}" if c
+                    else f"{mmss(x['start'])}-{mmss(x['end'])}")
+            lines.append(f"  {x['id']} [{span}] {(x['text'] or '(no text)')[:width]}")
     return "\n".join(lines)

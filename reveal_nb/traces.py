@@ -16,7 +16,7 @@ from .readings import readings_line
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['render_trace', 'grade', 'work_units', 'unit_memory', 'item_fingerprint', 'answered_this', 'run_unit',
+__all__ = ['render_trace', 'grade', 'work_units', 'item_video', 'unit_memory', 'item_fingerprint', 'answered_this', 'run_unit',
            'local_executor', 'run_variant', 'stopped_sufficient', 'summarize', 'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
@@ -58,8 +58,8 @@ def render_trace(t: dict, tau: float = 0.7, width: int = 100) -> str:
 
 # %% ../nbs/13_traces.ipynb #313483fa
 def _covered(intervals, spans) -> list[bool]:
-    "For each interval: does some span overlap it?"
-    return [any(a < e and s < b for s, e in spans) for a, b in intervals]
+    "For each interval: does some span overlap it? (A moment [t, t]: does a span hold it, s <= t < e?)"
+    return [any(a < e and s < b or a == b and s <= a < e for s, e in spans) for a, b in intervals]
 
 def grade(trace: dict, item) -> dict:
     "The trace with its ground-truth grading: per round gold_in_cache, misleading_in_cache, truly_sufficient; at the end gold_evidence, gold_in_final, truly_sufficient_final."
@@ -88,19 +88,29 @@ def work_units(items: list, batch: int) -> list[list]:
     for it in items: groups.setdefault(it.video_id, []).append(it)
     return [g[i:i + batch] for g in groups.values() for i in range(0, len(g), batch)]
 
+def item_video(item):
+    "An item's video as the memory takes it: its file, or the folder's clips that start by `clips_until`."
+    if not (item.video_path and Path(item.video_path).is_dir()): return item.video_path
+    from reveal_nb.clips import day_clips
+    return day_clips(item.video_path, until=(item.extra or {}).get("clips_until"))
+
 def unit_memory(item, cfg: RevealConfig, llm, enc, progress: bool = False):
     """Build or load the offline memory of `item`'s video, with its subtitles and their offset, under the variant's memory settings.
     With `progress`, a build shows its stages (decoding, captions, summaries) as progress bars."""
     from reveal_nb.memory import build_memory
-    return build_memory(item.video_path, memory_config(cfg), captions=item.captions_path, subtitles=item.subtitles_path,
+    return build_memory(item_video(item), memory_config(cfg), captions=item.captions_path,
+                        subtitles=item.subtitles_path,
                         subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles") or 0.0), llm=llm, text_encoder=enc, progress=progress,
                         levels=memory_levels(cfg))
 
 def item_fingerprint(item, cfg: RevealConfig) -> str:
     "What a trace answered: the question, its options, its gold letter, the video id and the video file's content."
     import hashlib
-    from reveal_nb.memory import cached_file_sha256
+    from reveal_nb.memory import cached_file_sha256, clips_sha256
     video = cached_file_sha256(item.video_path, cfg) if item.video_path and Path(item.video_path).is_file() else None
+    if item.video_path and Path(item.video_path).is_dir():
+        try: video = clips_sha256(item_video(item), cfg)
+        except RevealInputError: video = None     # no clips (yet): a variant reading no video still runs
     return hashlib.sha256(json.dumps([item.question, item.options, item.answer, item.video_id, video]).encode()).hexdigest()[:16]
 
 def answered_this(trace: dict, item, cfg: RevealConfig) -> bool:
