@@ -176,6 +176,12 @@ def _cmd_rubrics(a, cfg):
 
 def _bench_items(a, cfg, default_split):
     "Items of --bench from --root (reveal-synth: generated into data/reveal-synth-SIZE when missing), first --limit of them."
+    return _load_items(a, cfg, default_split)[0]
+
+def _load_items(a, cfg, default_split):
+    """(items, present): `_bench_items` with LVBench kept to the questions whose video is present (before --limit),
+    and what that left (evaluate.present_videos; None for other benchmarks)."""
+    from reveal_nb.evaluate import present_line, present_videos
     from reveal_nb.benchmarks import load_benchmark
     if a.limit is not None and a.limit < 1: raise RevealInputError("--limit", "limit", f"{a.limit} questions: give at least 1 (or leave it out for all)")
     if a.bench == "reveal-synth":
@@ -186,16 +192,18 @@ def _bench_items(a, cfg, default_split):
     else:
         if not a.root: raise RevealInputError("--root", "root", f"{a.bench} needs --root (the benchmark's local copy)")
         items = load_benchmark(a.bench, a.root)
-    return items[:a.limit]
+    items, present = present_videos(items)
+    if present: print(f"{a.bench}: {present_line(present)}")
+    return items[:a.limit], present
 
 def _cmd_eval(a, cfg):
     from reveal_nb.evaluate import evaluate, format_scores, parse_shard, ray_executor
     if a.variant: cfg = with_overrides(cfg, {"variant": a.variant}, source="--variant")
     shard = parse_shard(a.shard) if a.shard else None
-    items = _bench_items(a, cfg, "test")
+    items, present = _load_items(a, cfg, "test")
     executor = ray_executor(a.ray_address, a.workers) if a.executor == "ray" else None
     out = Path(a.out or f"runs/eval/{a.bench}-{cfg.variant}" + (f"-shard{shard[0]}of{shard[1]}" if shard else ""))
-    s = evaluate(items, cfg, out, executor=executor, shard=shard)
+    s = evaluate(items, cfg, out, executor=executor, shard=shard, present=present)
     print(format_scores(s))
     print(f"traces: {out / 'traces.jsonl'}; scores: {out / 'scores.json'}")
 

@@ -18,8 +18,8 @@ from .loop import VARIANTS
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['DURATION_BUCKETS', 'parse_shard', 'shard_items', 'merge_shards', 'EvalWorker', 'ray_executor', 'duration_bucket',
-           'score_run', 'evaluate', 'format_scores']
+__all__ = ['DURATION_BUCKETS', 'PRESENT_ONLY', 'parse_shard', 'shard_items', 'merge_shards', 'EvalWorker', 'ray_executor',
+           'duration_bucket', 'score_run', 'present_videos', 'present_line', 'evaluate', 'format_scores']
 
 # %% ../nbs/15_evaluate.ipynb #002fef6a
 def parse_shard(text: str) -> tuple[int, int]:
@@ -142,15 +142,41 @@ def score_run(traces: list[dict], items: list) -> dict:
                 sufficient_rate=round(s["sufficient_rate"], 4), retrieval_recall=round(float(np.mean(recall)), 4) if recall else None,
                 truly_sufficient_rate=None if s["truly_sufficient_rate"] is None else round(s["truly_sufficient_rate"], 4))
 
+# %% ../nbs/15_evaluate.ipynb #8865ee4a
+PRESENT_ONLY = {"lvbench": dict(videos=86, questions=1267)}   # benchmark: the subset of present videos the paper used
+
+def present_videos(items: list) -> tuple[list, dict | None]:
+    """For a benchmark in PRESENT_ONLY, the items whose video file is present and what that leaves ({questions,
+    of_questions, videos, of_videos, paper_subset}); any other benchmark's items unchanged, and None."""
+    if not items or items[0].benchmark not in PRESENT_ONLY: return items, None
+    paths = {it.video_id: it.video_path for it in items}
+    here = {v for v, p in paths.items() if p and Path(p).is_file()}
+    if not here:
+        seen = Path(next(iter(paths.values())) or "videos")
+        raise RevealInputError(seen.parent, "videos", f"none of the {len(paths)} {items[0].benchmark} videos is present "
+                               f"(looked for e.g. {seen.name}); nothing to evaluate")
+    kept = [it for it in items if it.video_id in here]
+    return kept, dict(questions=len(kept), of_questions=len(items), videos=len(here), of_videos=len(paths),
+                      paper_subset=PRESENT_ONLY[items[0].benchmark])
+
+def present_line(p: dict) -> str:
+    "How many questions the present videos leave, next to the paper's subset."
+    return (f"{p['questions']:,} of {p['of_questions']:,} questions ({p['videos']:,} of {p['of_videos']:,} videos present; "
+            f"the paper's subset: {p['paper_subset']['videos']} videos / {p['paper_subset']['questions']:,} questions)")
+
 # %% ../nbs/15_evaluate.ipynb #799adfd6
-def evaluate(items: list, cfg: RevealConfig, out_dir, executor=None, shard: tuple | None = None, llm=None, enc=None, progress: bool = True) -> dict:
-    "Traces of cfg.variant on `items` (or on shard (i, n) of them) in out_dir/traces.jsonl, scored into out_dir/scores.json."
+def evaluate(items: list, cfg: RevealConfig, out_dir, executor=None, shard: tuple | None = None, llm=None, enc=None,
+             progress: bool = True, present: dict | None = None) -> dict:
+    """Traces of cfg.variant on `items` (or on shard (i, n) of them) in out_dir/traces.jsonl, scored into
+    out_dir/scores.json. `present`: what `present_videos` left, when the caller already applied it."""
+    if present is None: items, present = present_videos(items)
     if shard: items = shard_items(items, *shard)
     if not items: raise RevealInputError("items", "questions", "no questions to evaluate" + (f" in shard {shard[0]}/{shard[1]}" if shard else ""))
     if VARIANTS[cfg.variant].stop == "rubric": pool_for(cfg)       # a missing or malformed pool: one line before any model loads
     t0 = time.time()
     traces = run_variant(items, cfg, out_dir, llm=llm, enc=enc, progress=progress, executor=executor)
-    scores = score_run(traces, items) | dict(shard=list(shard) if shard else None, run_seconds=round(time.time() - t0, 1), config=config_to_dict(cfg))
+    scores = score_run(traces, items) | dict(shard=list(shard) if shard else None, present=present,
+                                             run_seconds=round(time.time() - t0, 1), config=config_to_dict(cfg))
     atomic_write_json(Path(out_dir) / "scores.json", scores)
     return scores
 
@@ -160,6 +186,7 @@ def format_scores(s: dict) -> str:
     out = [f"{s['benchmark']} · {s['variant']} · backbone {s['backbone']['model']} ({s['backbone']['backend']}) · n = {s['n']} · chance {s['chance']:.3f}",
            f"accuracy: official {f(s['official']['accuracy'])} ({s['official']['correct']}/{s['official']['answered']} counted), "
            f"strict {f(s['strict']['accuracy'])} ({s['strict']['correct']}/{s['strict']['total']})"]
+    if s.get("present"): out.append(f"answerable: {present_line(s['present'])}")
     out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']}, chance {v['chance']:.2f})" for k, v in s["by_type"].items()]
     out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']})" for k, v in s["by_duration"].items()]
     out.append(f"rounds: mean {s['rounds']['mean']:.2f}, {s['rounds']['hist']}; verifier said sufficient {f(s['sufficient_rate'])}; "
