@@ -122,10 +122,12 @@ def _cmd_memory(a, cfg):
     if a.action == "build":
         mem = build_memory(target, cfg, captions=a.captions, subtitles=a.subtitles, progress=True)
     else:
-        if not target.exists(): raise RevealInputError(target, "video", "file not found (give a video file or a memory folder)")
+        if not target.exists():
+            raise RevealInputError(target, "video", "not found (give a video file, a folder of clips or a memory folder)")
         for f, field in ((a.captions, "captions"), (a.subtitles, "subtitles")):
             if f: require_file(f, field)
-        folder = target if target.is_dir() else memory_root(cfg) / memory_key(target, cfg, a.captions, a.subtitles)
+        clips = target.is_dir() and any(target.glob("*.mp4"))          # a folder of clips (chapter 06a) is a video
+        folder = target if target.is_dir() and not clips else memory_root(cfg) / memory_key(target, cfg, a.captions, a.subtitles)
         mem = OfflineMemory.load(folder)
     print(mem.describe(n=a.n))
     print(f"folder: {mem.folder}")
@@ -292,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     da.add_argument("name", help="reveal-synth | videomme | lvbench | longvideobench | egolifeqa | egor1")
     da.add_argument("--root", required=True); da.set_defaults(fn=_cmd_data)
     me = sub.add_parser("memory", parents=[common], help="build or inspect a video's offline memory")
-    me.add_argument("action", choices=["build", "show"]); me.add_argument("target", help="video file (or, for show, a memory folder)")
+    me.add_argument("action", choices=["build", "show"]); me.add_argument("target", help="video file or folder of clips (or, for show, a memory folder)")
     me.add_argument("--captions", help="timestamped narration/captions (.json or .srt) for the 'provided' captioner")
     me.add_argument("--subtitles", help="subtitles (.srt or LongVideoBench .json)"); me.add_argument("-n", type=int, default=3, help="items shown per level")
     me.set_defaults(fn=_cmd_memory)

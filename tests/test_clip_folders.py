@@ -63,6 +63,18 @@ def test_a_day_of_questions_shares_one_memory_of_its_clips(ego_root, tmp_path):
     assert [p.name for p in item_video(load_egolifeqa(alone)[0])] == NAMES[:2]   # 11:01:00 is not needed
 
 
+def test_egor1_questions_reach_the_same_clip_folders(ego_root, tmp_path):
+    from reveal_nb.benchmarks import load_egor1
+    from reveal_nb.traces import item_video
+    root = tmp_path / "egor1"; (root / "QA-egolife").mkdir(parents=True)
+    (root / "A1_JAKE").symlink_to(ego_root / "A1_JAKE")                      # Ego-R1 reads the EgoLife clips
+    src = ego_root / "EgoLifeQA" / "EgoLifeQA_A1_JAKE.json"
+    (root / "QA-egolife" / "EgoLifeQA_A1_JAKE.json").write_text(src.read_text())
+    items = load_egor1(root)
+    assert [(it.qid, it.video_id) for it in items] == [("A1_JAKE:1", "A1_JAKE/DAY1"), ("A1_JAKE:2", "A1_JAKE/DAY1")]
+    assert [p.name for p in item_video(items[0])] == NAMES
+
+
 def test_the_memory_key_of_clips_follows_their_content(ego_root, tmp_path):
     import shutil
     from reveal_nb.memory import memory_key
