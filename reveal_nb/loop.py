@@ -28,7 +28,8 @@ from .verifier import Verdict, gain_match_batch, norubric_batch, parse_selection
 __all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config',
            'memory_levels', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'joint_encoder',
            'visual_candidates', 'merge_channels', 'execute_action', 'select_criteria', 'admit_round', 'judge', 'decide',
-           'answer_frames', 'read_directly', 'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint', 'trace_of']
+           'answer_frames', 'read_directly', 'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint',
+           'backbone_of', 'trace_of']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -318,11 +319,16 @@ def run_fingerprint(cfg: RevealConfig) -> str:
     files = f"pool {_content(cfg.rubric_pool or starter_pool_path())} calibration {_content(cfg.readings_calibration or shipped_calibration_path())}"
     return hashlib.sha256(f"{settings} {files} trace format {TRACE_FORMAT}".encode()).hexdigest()[:12]
 
+def backbone_of(llm) -> dict:
+    "The backend and model a trace names; with a model per role (chapter 01c), every role's model too."
+    out = dict(backend=llm.name, model=llm.model_name)
+    return out | dict(roles=llm.roles()) if hasattr(llm, "roles") else out
+
 def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
     "The JSON trace of one finished question."
     it = run.item
     return dict(qid=it.qid, benchmark=it.benchmark, video_id=it.video_id, type=(it.qtypes or ["?"])[0], question=it.question, options=it.options,
-                variant=cfg.variant, config_fingerprint=run_fingerprint(cfg), tau=cfg.tau, max_rounds=cfg.max_rounds, backbone=dict(backend=llm.name, model=llm.model_name),
+                variant=cfg.variant, config_fingerprint=run_fingerprint(cfg), tau=cfg.tau, max_rounds=cfg.max_rounds, backbone=backbone_of(llm),
                 readings=run.readings | dict(answer=run.answer.get("reading")),
                 criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds),
                 stop=run.stop, stop_reason=run.stop_reason, direct_input=run.direct_input, rubric_pool=run.rubric_pool,

@@ -12,6 +12,7 @@ import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes, atomic_write_json, atomic_write_text, cache_root,
                             config_fingerprint, config_to_dict, fields_with, mmss, read_jsonl_records, require_file, sha256_file)
 from .core import exclusive_lock
+from .roles import role_models
 from .video import FrameScan, VideoInfo, check_track_times, frames_in_span, lines_in_span, load_text_track, scan_video
 from .segment import Segment, segment_stats, segment_video
 from .clips import (ClipSequence, clip_frames_in_span, clip_segments, clip_text_tracks, clip_tracks, day_clips,
@@ -72,6 +73,7 @@ def memory_key(video, cfg: RevealConfig, captions=None, subtitles=None, subtitle
     extra = [MEMORY_FORMAT, prompts] + [cached_file_sha256(f, cfg) if f else None for f in (captions, subtitles)]
     if subtitles_offset: extra.append(float(subtitles_offset))
     if levels != 3: extra.append(f"levels {levels}")
+    if cfg.summarizer_model and cfg.summarizer_model != cfg.llm_model: extra.append(f"summarizer {cfg.summarizer_model}")
     fp = hashlib.sha256((config_fingerprint(cfg, MEMORY_KEYS) + json.dumps(extra)).encode()).hexdigest()[:12]
     return f"{video_sha256(video, cfg)[:16]}-{fp}"
 
@@ -290,7 +292,7 @@ def _build_stages(d, video, cfg, captions, subtitles, subtitles_offset, tracks, 
                 subtitles_offset=subtitles_offset, config={k: config_to_dict(cfg)[k] for k in MEMORY_KEYS},
                 text_encoder=text_encoder.fingerprint, visual_encoder=visual_encoder.fingerprint,
                 visual_channel=bool(getattr(visual_encoder, "joint", False)),
-                llm=getattr(llm.llm, "model_name", cfg.llm_model), duration=scan.info.duration,
+                llm=role_models(cfg)["summarizer"], duration=scan.info.duration,
                 frames=dict(sampled=len(scan.times), kept=int(scan.kept.sum()), dropped=scan.drop_summary()),
                 segments=segment_stats(segs), counts={"L1": len(l1), "L2": len(l2), "L3": len(l3)}, levels=levels,
                 timings={k: round(v, 3) for k, v in timings.items()})
