@@ -30,32 +30,39 @@ def resolve_text_encoder_path(spec: str) -> Path:
     if spec.startswith("bundled:"):
         name = spec.split(":", 1)[1]
         if name not in BUNDLED_TEXT_ENCODERS:
-            raise RevealInputError("config", "text_encoder", f"unknown bundled encoder {name!r}; known: {list(BUNDLED_TEXT_ENCODERS)}")
+            raise RevealInputError("config", "text_encoder", f"unknown bundled encoder {name!r}; "
+                                   f"known: {list(BUNDLED_TEXT_ENCODERS)}")
         pkg, sub = BUNDLED_TEXT_ENCODERS[name]
         found = importlib.util.find_spec(pkg)
-        if found is None: raise RevealInputError("config", "text_encoder", f"package {pkg!r} is not installed")
+        if found is None:
+            raise RevealInputError("config", "text_encoder", f"package {pkg!r} is not installed")
         return Path(list(found.submodule_search_locations)[0]) / sub
     p = Path(spec).expanduser()
-    if not p.is_dir(): raise RevealInputError("config", "text_encoder", f"{spec!r} is not a local folder (nothing is downloaded)")
+    if not p.is_dir():
+        raise RevealInputError("config", "text_encoder",
+                               f"{spec!r} is not a local folder (nothing is downloaded)")
     return p
 
 # %% ../nbs/02_encoders.ipynb #47fb20d0
 class TextEncoder:
     "Sentence-transformers text encoder returning L2-normalised float32 rows."
-    def __init__(self, spec: str = "bundled:all-minilm-l6-v2", device: str = "cpu", batch_size: int = 64):
+    def __init__(self, spec: str = "bundled:all-minilm-l6-v2", device: str = "cpu",
+                 batch_size: int = 64):
         from sentence_transformers import SentenceTransformer
         import transformers; transformers.utils.logging.disable_progress_bar()
         self.spec, self.path, self.batch_size = spec, resolve_text_encoder_path(spec), batch_size
         self.model = SentenceTransformer(str(self.path), device=device, local_files_only=True)
-        self.dim = self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") \
-            else self.model.get_sentence_embedding_dimension()
+        self.dim = (self.model.get_embedding_dimension()
+                    if hasattr(self.model, "get_embedding_dimension")
+                    else self.model.get_sentence_embedding_dimension())
 
     def encode(self, texts) -> np.ndarray:
         "(n, dim) unit rows for a list of strings (or one string → (1, dim))."
         if isinstance(texts, str): texts = [texts]
         if len(texts) == 0: return np.zeros((0, self.dim), np.float32)
-        return l2_normalize(self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                              show_progress_bar=False, normalize_embeddings=False))
+        return l2_normalize(self.model.encode(list(texts), batch_size=self.batch_size,
+                                              convert_to_numpy=True, show_progress_bar=False,
+                                              normalize_embeddings=False))
 
     @property
     def fingerprint(self) -> str:
@@ -73,12 +80,14 @@ def _hsv_hist(hsv: np.ndarray, bins=(8, 3, 3)) -> np.ndarray:
 def _layout(rgb: np.ndarray, grid=4) -> np.ndarray:
     "Mean colour of each grid cell, centred at mid-grey, flattened."
     h, w, _ = rgb.shape
-    cells = rgb[: h - h % grid, : w - w % grid].reshape(grid, h // grid, grid, w // grid, 3).mean(axis=(1, 3))
+    cells = (rgb[: h - h % grid, : w - w % grid]
+             .reshape(grid, h // grid, grid, w // grid, 3).mean(axis=(1, 3)))
     return (cells / 255.0 - 0.5).ravel().astype(np.float32)
 
 # %% ../nbs/02_encoders.ipynb #d69d4276
 class FrameDescriptorEncoder:
-    "Training-free visual descriptor (colour histogram + coarse layout); images only, no text channel."
+    """Training-free visual descriptor (colour histogram + coarse layout); images only, no text
+    channel."""
     joint = False
     def __init__(self, size: int = 64, weights=(0.7, 0.3)):
         self.size, self.weights = size, weights
@@ -86,7 +95,8 @@ class FrameDescriptorEncoder:
 
     def _one(self, frame) -> np.ndarray:
         from PIL import Image
-        img = Image.fromarray(np.asarray(frame, dtype=np.uint8)).convert("RGB").resize((self.size, self.size), Image.BILINEAR)
+        img = (Image.fromarray(np.asarray(frame, dtype=np.uint8)).convert("RGB")
+               .resize((self.size, self.size), Image.BILINEAR))
         c = l2_normalize(_hsv_hist(np.asarray(img.convert("HSV"))))
         l = l2_normalize(_layout(np.asarray(img, dtype=np.float32)))
         return np.concatenate([np.sqrt(self.weights[0]) * c, np.sqrt(self.weights[1]) * l])
@@ -106,11 +116,12 @@ class HFVisionEncoder:
         from transformers import AutoModel, AutoProcessor
         self.path, self.device, self.batch_size = Path(path), device, batch_size
         if not (self.path / "config.json").exists():
-            raise RevealInputError("config", "visual_encoder", f"{path} is not a local transformers model folder")
+            raise RevealInputError("config", "visual_encoder",
+                                   f"{path} is not a local transformers model folder")
         self.model = AutoModel.from_pretrained(self.path).to(device).eval()
         self.processor = AutoProcessor.from_pretrained(self.path)
-        self.dim = self.model.config.projection_dim if hasattr(self.model.config, "projection_dim") \
-            else self.model.config.text_config.hidden_size
+        self.dim = (self.model.config.projection_dim if hasattr(self.model.config, "projection_dim")
+                    else self.model.config.text_config.hidden_size)
         self.fingerprint = f"visual:hf:{self.path.name}:{self.dim}"
 
 # %% ../nbs/02_encoders.ipynb #09ebbeae
@@ -125,9 +136,11 @@ def encode_images(self: HFVisionEncoder, frames) -> np.ndarray:
     from PIL import Image
     rows = []
     for i in range(0, len(frames), self.batch_size):
-        imgs = [Image.fromarray(np.asarray(f, dtype=np.uint8)) for f in frames[i:i + self.batch_size]]
+        imgs = [Image.fromarray(np.asarray(f, dtype=np.uint8))
+                for f in frames[i:i + self.batch_size]]
         with torch.inference_mode():
-            rows.append(_as_array(self.model.get_image_features(**self.processor(images=imgs, return_tensors="pt").to(self.device))))
+            rows.append(_as_array(self.model.get_image_features(
+                **self.processor(images=imgs, return_tensors="pt").to(self.device))))
     return l2_normalize(np.concatenate(rows)) if rows else np.zeros((0, self.dim), np.float32)
 
 @patch
@@ -136,44 +149,57 @@ def encode_texts(self: HFVisionEncoder, texts) -> np.ndarray:
     if isinstance(texts, str): texts = [texts]
     rows = []
     for i in range(0, len(texts), self.batch_size):
-        enc = self.processor(text=list(texts[i:i + self.batch_size]), return_tensors="pt", padding="max_length", truncation=True)
-        with torch.inference_mode(): rows.append(_as_array(self.model.get_text_features(**enc.to(self.device))))
+        enc = self.processor(text=list(texts[i:i + self.batch_size]), return_tensors="pt",
+                             padding="max_length", truncation=True)
+        with torch.inference_mode():
+            rows.append(_as_array(self.model.get_text_features(**enc.to(self.device))))
     return l2_normalize(np.concatenate(rows)) if rows else np.zeros((0, self.dim), np.float32)
 
 # %% ../nbs/02_encoders.ipynb #17a24471
 def tiny_random_siglip(folder) -> Path:
-    "Save a tiny randomly initialised SigLIP (model, tokenizer, image processor) to `folder`: for plumbing tests only."
+    """Save a tiny randomly initialised SigLIP (model, tokenizer, image processor) to `folder`: for
+    plumbing tests only."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (PreTrainedTokenizerFast, SiglipConfig, SiglipImageProcessor, SiglipModel, SiglipProcessor)
+    from transformers import (PreTrainedTokenizerFast, SiglipConfig, SiglipImageProcessor,
+                              SiglipModel, SiglipProcessor)
     torch.manual_seed(0)
     words = "a the man woman red blue cup shelf kitchen garden walks opens door".split()
     vocab = {"<pad>": 0, "<unk>": 1, "</s>": 2} | {w: i + 3 for i, w in enumerate(words)}
-    tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>")); tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", unk_token="<unk>", eos_token="</s>", model_max_length=16)
-    cfg = SiglipConfig(text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                        num_attention_heads=2, max_position_embeddings=16),
-                       vision_config=dict(image_size=32, patch_size=8, hidden_size=32, intermediate_size=64,
-                                          num_hidden_layers=2, num_attention_heads=2))
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", unk_token="<unk>",
+                                  eos_token="</s>", model_max_length=16)
+    cfg = SiglipConfig(text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64,
+                                        num_hidden_layers=2, num_attention_heads=2,
+                                        max_position_embeddings=16),
+                       vision_config=dict(image_size=32, patch_size=8, hidden_size=32,
+                                          intermediate_size=64, num_hidden_layers=2,
+                                          num_attention_heads=2))
     folder = Path(folder)
     SiglipModel(cfg).save_pretrained(folder)
-    SiglipProcessor(image_processor=SiglipImageProcessor(size={"height": 32, "width": 32}), tokenizer=tok).save_pretrained(folder)
+    SiglipProcessor(image_processor=SiglipImageProcessor(size={"height": 32, "width": 32}),
+                    tokenizer=tok).save_pretrained(folder)
     return folder
 
 # %% ../nbs/02_encoders.ipynb #6a5c6c16
 class OpenClipEncoder:
-    "An open_clip model (e.g. SigLIP-Large) from a local weights file, as a joint text-image encoder."
+    """An open_clip model (e.g. SigLIP-Large) from a local weights file, as a joint text-image
+    encoder."""
     joint = True
     def __init__(self, arch: str, weights=None, device: str = "cpu", batch_size: int = 32):
         import open_clip
         if weights is not None and not Path(weights).is_file():
-            raise RevealInputError("config", "visual_encoder", f"weights file {weights} does not exist (nothing is downloaded)")
-        self.model, _, self.preprocess = open_clip.create_model_and_transforms(arch, pretrained=str(weights) if weights else None, device=device)
+            raise RevealInputError("config", "visual_encoder",
+                                   f"weights file {weights} does not exist (nothing is downloaded)")
+        self.model, _, self.preprocess = open_clip.create_model_and_transforms(
+            arch, pretrained=str(weights) if weights else None, device=device)
         self.model.eval()
         self.tokenizer = open_clip.get_tokenizer(arch)
         self.device, self.batch_size = device, batch_size
-        self.dim = self.model.text_projection.shape[-1] if getattr(self.model, "text_projection", None) is not None \
-            else self.encode_texts(["x"]).shape[1]
+        self.dim = (self.model.text_projection.shape[-1]
+                    if getattr(self.model, "text_projection", None) is not None
+                    else self.encode_texts(["x"]).shape[1])
         self.fingerprint = f"visual:open_clip:{arch}:{Path(weights).name if weights else 'random'}"
 
     def encode_images(self, frames) -> np.ndarray:
@@ -181,15 +207,18 @@ class OpenClipEncoder:
         from PIL import Image
         rows = []
         for i in range(0, len(frames), self.batch_size):
-            x = torch.stack([self.preprocess(Image.fromarray(np.asarray(f, dtype=np.uint8))) for f in frames[i:i + self.batch_size]])
-            with torch.inference_mode(): rows.append(self.model.encode_image(x.to(self.device)).float().cpu().numpy())
+            x = torch.stack([self.preprocess(Image.fromarray(np.asarray(f, dtype=np.uint8)))
+                             for f in frames[i:i + self.batch_size]])
+            with torch.inference_mode():
+                rows.append(self.model.encode_image(x.to(self.device)).float().cpu().numpy())
         return l2_normalize(np.concatenate(rows)) if rows else np.zeros((0, self.dim), np.float32)
 
     def encode_texts(self, texts) -> np.ndarray:
         import torch
         if isinstance(texts, str): texts = [texts]
         with torch.inference_mode():
-            return l2_normalize(self.model.encode_text(self.tokenizer(list(texts)).to(self.device)).float().cpu().numpy())
+            return l2_normalize(self.model.encode_text(self.tokenizer(list(texts)).to(self.device))
+                                .float().cpu().numpy())
 
 # %% ../nbs/02_encoders.ipynb #7b48caaa
 def make_text_encoder(cfg: RevealConfig | None = None) -> TextEncoder:
@@ -204,7 +233,8 @@ def make_visual_encoder(cfg: RevealConfig | None = None):
     if spec.startswith("open_clip:"):
         _, arch, *weights = spec.split(":", 2)
         return OpenClipEncoder(arch, weights[0] if weights else None)
-    raise RevealInputError("config", "visual_encoder", f"{spec!r}: expected 'frame-descriptor', 'hf:PATH' or 'open_clip:ARCH:WEIGHTS'")
+    raise RevealInputError("config", "visual_encoder", f"{spec!r}: expected 'frame-descriptor', "
+                           "'hf:PATH' or 'open_clip:ARCH:WEIGHTS'")
 
 # %% ../nbs/02_encoders.ipynb #b8c28e63
 ENCODER_THRESHOLDS = {  # dedup (> drops new evidence), query rejection (≥ drops a query): cosines

@@ -24,15 +24,19 @@ class Evidence:
     source: str      # the query that found it, or "uniform sampling" / "visual: <query>"
     round: int
     score: float = 0.0
-    found_by: list = field(default_factory=list)  # every query of the round whose results contained it
+    # every query of the round whose results contained it
+    found_by: list = field(default_factory=list)
 
 # %% ../nbs/08_online.ipynb #787cd197
 class OnlineMemory:
-    "Per-question state O_t = (evidence E_t, visited V_t, history H_t, new-evidence flags N_t, missing analysis A_t)."
-    def __init__(self, question: str, options: dict, cfg: RevealConfig | None = None, dim: int | None = None):
+    """Per-question state O_t = (evidence E_t, visited V_t, history H_t, new-evidence flags N_t,
+    missing analysis A_t)."""
+    def __init__(self, question: str, options: dict, cfg: RevealConfig | None = None,
+                 dim: int | None = None):
         self.question, self.options, self.cfg = question, dict(options), cfg or RevealConfig()
         self.evidence: list[Evidence] = []
-        self.vectors = np.zeros((0, dim or 0), np.float32)   # width fixed by `dim` or by the first vectors admitted
+        # width fixed by `dim` or by the first vectors admitted
+        self.vectors = np.zeros((0, dim or 0), np.float32)
         self.visited: set[str] = set()
         self.history: list[str] = []
         self.new_evidence: list[bool] = []
@@ -41,23 +45,33 @@ class OnlineMemory:
 
 # %% ../nbs/08_online.ipynb #f8654280
 @patch
-def admit(self: OnlineMemory, candidates: list[dict], vectors: np.ndarray, round: int) -> list[Evidence]:
-    "Admit new, non-duplicate candidates (cosine ≤ dedup_cosine to everything cached); returns the admitted."
+def admit(self: OnlineMemory, candidates: list[dict], vectors: np.ndarray,
+          round: int) -> list[Evidence]:
+    """Admit new, non-duplicate candidates (cosine ≤ dedup_cosine to everything cached); returns the
+    admitted."""
     vectors = np.asarray(vectors, np.float32)
-    if len(candidates) != len(vectors): raise RevealInputError("OnlineMemory.admit", "vectors", f"{len(vectors)} vectors for {len(candidates)} candidates")
+    if len(candidates) != len(vectors):
+        raise RevealInputError("OnlineMemory.admit", "vectors",
+                               f"{len(vectors)} vectors for {len(candidates)} candidates")
     if len(vectors) and vectors.shape[1] != self.vectors.shape[1]:
         if len(self.vectors) or self.vectors.shape[1]:
-            raise RevealInputError("OnlineMemory.admit", "vectors", f"width {vectors.shape[1]}, but this memory holds {self.vectors.shape[1]}-d vectors (one encoder per memory)")
+            raise RevealInputError("OnlineMemory.admit", "vectors",
+                                   f"width {vectors.shape[1]}, but this memory holds "
+                                   f"{self.vectors.shape[1]}-d vectors (one encoder per memory)")
         self.vectors = np.zeros((0, vectors.shape[1]), np.float32)
     added = []
     for c, v in zip(candidates, vectors):
         self.visited.add(c["id"])
         if any(e.id == c["id"] for e in self.evidence):
-            self.rejected.append(dict(id=c["id"], round=round, reason="already in the cache")); continue
+            self.rejected.append(dict(id=c["id"], round=round, reason="already in the cache"))
+            continue
         sim = float((self.vectors @ v).max()) if len(self.vectors) else -1.0
         if sim > self.cfg.dedup_cosine:
-            self.rejected.append(dict(id=c["id"], round=round, reason=f"near-duplicate (cosine {sim:.3f})")); continue
-        e = Evidence(c["id"], c["text"], c["level"], c["start"], c["end"], c.get("query", ""), round, float(c.get("score", 0.0)),
+            self.rejected.append(dict(id=c["id"], round=round,
+                                      reason=f"near-duplicate (cosine {sim:.3f})"))
+            continue
+        e = Evidence(c["id"], c["text"], c["level"], c["start"], c["end"], c.get("query", ""),
+                     round, float(c.get("score", 0.0)),
                      list(c.get("found_by") or [c.get("query", "")]))
         self.evidence.append(e); self.vectors = np.vstack([self.vectors, v[None]]); added.append(e)
     return added
@@ -88,17 +102,21 @@ def covered_spans(self: OnlineMemory) -> list[tuple[float, float]]:
 def planner_view(self: OnlineMemory) -> dict:
     "(H_t, N_t, A_t) with the question, options and covered time spans: all the planner may see."
     return dict(question=self.question, options=self.options,
-                history=[dict(query=q, found_new_evidence=n) for q, n in zip(self.history, self.new_evidence)],
-                missing_evidence=self.missing, covered=[(round(a, 1), round(b, 1)) for a, b in self.covered_spans()])
+                history=[dict(query=q, found_new_evidence=n)
+                         for q, n in zip(self.history, self.new_evidence)],
+                missing_evidence=self.missing,
+                covered=[(round(a, 1), round(b, 1)) for a, b in self.covered_spans()])
 
 # %% ../nbs/08_online.ipynb #319363f0
 @patch
 def evidence_text(self: OnlineMemory) -> str:
     "Admitted evidence, in time order, one line each: [mm:ss-mm:ss] (L1) text."
-    return "\n".join(f"[{mmss(e.start)}-{mmss(e.end)}] (L{e.level}) {e.text}" for e in sorted(self.evidence, key=lambda e: (e.start, e.level)))
+    return "\n".join(f"[{mmss(e.start)}-{mmss(e.end)}] (L{e.level}) {e.text}"
+                     for e in sorted(self.evidence, key=lambda e: (e.start, e.level)))
 
 @patch
 def to_dict(self: OnlineMemory) -> dict:
     "The whole state as plain data (for the trace)."
-    return dict(evidence=[asdict(e) for e in self.evidence], visited=sorted(self.visited), history=list(self.history),
-                new_evidence=list(self.new_evidence), missing=self.missing, rejected=list(self.rejected))
+    return dict(evidence=[asdict(e) for e in self.evidence], visited=sorted(self.visited),
+                history=list(self.history), new_evidence=list(self.new_evidence),
+                missing=self.missing, rejected=list(self.rejected))

@@ -18,12 +18,14 @@ __all__ = ['DECOMPOSE_SYSTEM', 'DECOMPOSE_EXAMPLE', 'QUESTION_PROMPT', 'REPAIR_S
 
 # %% ../nbs/10_planner.ipynb #778f8755
 DECOMPOSE_SYSTEM = string.Template(
-    "You turn a question about a video into $lo to $hi short, self-contained search queries (at most $words words "
-    "each) that find the moments needed to answer it. Each query names the people, objects and actions it looks for. "
-    "Reply with JSON only.")
+    "You turn a question about a video into $lo to $hi short, self-contained search queries (at "
+    "most $words words each) that find the moments needed to answer it. Each query names the "
+    "people, objects and actions it looks for. Reply with JSON only.")
 DECOMPOSE_EXAMPLE = [
-    {"role": "user", "content": "Question: What did the girl eat after she washed her hands?\nOptions:\nA. An apple\nB. Bread"},
-    {"role": "assistant", "content": '{"queries": ["girl washes her hands", "girl eats food after washing"]}'}]
+    {"role": "user", "content": "Question: What did the girl eat after she washed her hands?\n"
+                                "Options:\nA. An apple\nB. Bread"},
+    {"role": "assistant",
+     "content": '{"queries": ["girl washes her hands", "girl eats food after washing"]}'}]
 QUESTION_PROMPT = string.Template("Question: $question\nOptions:\n$options")
 
 def format_options(options: dict) -> str:
@@ -32,14 +34,18 @@ def format_options(options: dict) -> str:
 
 # %% ../nbs/10_planner.ipynb #aca48db6
 def _queries_schema(lo, hi, words):
-    return {"type": "array", "minItems": lo, "maxItems": hi, "items": {"type": "string", "minLength": 3, "maxLength": 8 * words}}
+    return {"type": "array", "minItems": lo, "maxItems": hi,
+            "items": {"type": "string", "minLength": 3, "maxLength": 8 * words}}
 
 def decompose_request(question: str, options: dict, cfg: RevealConfig) -> ChatRequest:
     "The round-0 planner call: 2–4 self-contained sub-queries."
     lo, hi, words = cfg.min_decompose_queries, cfg.max_decompose_queries, cfg.decompose_query_words
-    schema = {"type": "object", "additionalProperties": False, "required": ["queries"], "properties": {"queries": _queries_schema(lo, hi, words)}}
-    msgs = [{"role": "system", "content": DECOMPOSE_SYSTEM.substitute(lo=lo, hi=hi, words=words)}] + DECOMPOSE_EXAMPLE + \
-           [{"role": "user", "content": QUESTION_PROMPT.substitute(question=question, options=format_options(options))}]
+    schema = {"type": "object", "additionalProperties": False, "required": ["queries"],
+              "properties": {"queries": _queries_schema(lo, hi, words)}}
+    msgs = ([{"role": "system", "content": DECOMPOSE_SYSTEM.substitute(lo=lo, hi=hi, words=words)}]
+            + DECOMPOSE_EXAMPLE
+            + [{"role": "user", "content": QUESTION_PROMPT.substitute(
+                question=question, options=format_options(options))}])
     return ChatRequest(msgs, role="planner", schema=schema, max_new_tokens=24 * hi)
 
 # %% ../nbs/10_planner.ipynb #ab577678
@@ -49,10 +55,10 @@ def clip_words(text: str, n: int) -> str:
 
 # %% ../nbs/10_planner.ipynb #fe233ccc
 _NEGATION = re.compile(r"\b(not|never|none|except|neither|nor|no longer)\b|n't\b", re.I)
-_NOT_CONTENT = set("""which what who whom whose when where why how of the a an these those this that following did does do is was
-were are has have had be been being in on at to for from by with video clip shown depicted seen appear appears
-appeared mentioned happen happened happens not never none except neither nor no longer t object objects
-thing things item items option options""".split())
+_NOT_CONTENT = set("""which what who whom whose when where why how of the a an these those this that
+following did does do is was were are has have had be been being in on at to for from by with video
+clip shown depicted seen appear appears appeared mentioned happen happened happens not never none
+except neither nor no longer t object objects thing things item items option options""".split())
 
 def is_negation(question: str) -> bool:
     "Does the question ask which option did *not* happen?"
@@ -60,45 +66,60 @@ def is_negation(question: str) -> bool:
 
 def negation_probes(question: str, options: dict, words: int = 15) -> list[str]:
     "One query per option: its text plus the question's content words."
-    core = [w for w in re.findall(r"[A-Za-z0-9']+", question.replace("n't", " not")) if w.lower() not in _NOT_CONTENT]
+    core = [w for w in re.findall(r"[A-Za-z0-9']+", question.replace("n't", " not"))
+            if w.lower() not in _NOT_CONTENT]
     return [clip_words(f"{text} {' '.join(core)}".strip(), words) for text in options.values()]
 
 # %% ../nbs/10_planner.ipynb #89d45455
 REPAIR_SYSTEM = string.Template(
-    "You plan the next search in the memory of a video, to find the evidence that is still missing. "
-    "Choose exactly one action:\n"
-    "- \"Text Retrieval\": $lo to $hi new, focused search queries (at most $words words each) for the missing evidence.\n"
-    "- \"Uniform Sampling\": an empty query list; look at parts of the video not seen yet. Use it for questions about "
-    "the whole video, events spread across it, the order of events, or when targeted searches keep failing.\n"
+    "You plan the next search in the memory of a video, to find the evidence that is still "
+    "missing. Choose exactly one action:\n"
+    "- \"Text Retrieval\": $lo to $hi new, focused search queries (at most $words words each) for "
+    "the missing evidence.\n"
+    "- \"Uniform Sampling\": an empty query list; look at parts of the video not seen yet. Use it "
+    "for questions about the whole video, events spread across it, the order of events, or when "
+    "targeted searches keep failing.\n"
     "Never repeat a query listed under 'Already tried'. Reply with JSON only.")
 REPAIR_PROMPT = string.Template(
-    "Question: $question\nOptions:\n$options\n\nAlready tried:\n$tried\n\nRetrieval quality:\n$quality\n\n"
-    "Timestamps covered by current evidence: $covered\n\n<missing_evidence>\n$missing\n</missing_evidence>")
+    "Question: $question\nOptions:\n$options\n\nAlready tried:\n$tried\n\n"
+    "Retrieval quality:\n$quality\n\n"
+    "Timestamps covered by current evidence: $covered\n\n"
+    "<missing_evidence>\n$missing\n</missing_evidence>")
 REPAIR_EXAMPLE = [
     {"role": "user", "content": REPAIR_PROMPT.substitute(
-        question="What did the girl eat after she washed her hands?", options="A. An apple\nB. Bread",
-        tried="- girl washes her hands\n- girl eats food", quality="- girl washes her hands: found new evidence\n- girl eats food: nothing new",
-        covered="01:10-01:25", missing="What the girl eats after 01:25; no evidence shows her eating yet.")},
-    {"role": "assistant", "content": '{"strategy": "Text Retrieval", "queries": ["girl eats an apple", "girl eats bread in the kitchen"], '
-                                     '"reasoning": "The eating moment after the hand washing is missing."}'}]
+        question="What did the girl eat after she washed her hands?",
+        options="A. An apple\nB. Bread", tried="- girl washes her hands\n- girl eats food",
+        quality="- girl washes her hands: found new evidence\n- girl eats food: nothing new",
+        covered="01:10-01:25",
+        missing="What the girl eats after 01:25; no evidence shows her eating yet.")},
+    {"role": "assistant",
+     "content": '{"strategy": "Text Retrieval", "queries": ["girl eats an apple", '
+                '"girl eats bread in the kitchen"], '
+                '"reasoning": "The eating moment after the hand washing is missing."}'}]
 
 # %% ../nbs/10_planner.ipynb #4ef2885f
 STRATEGIES = ("Text Retrieval", "Uniform Sampling")
 
 def repair_request(view: dict, cfg: RevealConfig) -> ChatRequest:
-    "The round ≥ 1 planner call: {strategy, queries, reasoning} from the planner's view of the online memory."
+    """The round ≥ 1 planner call: {strategy, queries, reasoning} from the planner's view of the
+    online memory."""
     lo, hi, words = cfg.min_repair_queries, cfg.max_repair_queries, cfg.decompose_query_words
-    schema = {"type": "object", "additionalProperties": False, "required": ["strategy", "queries", "reasoning"],
-              "properties": {"strategy": {"type": "string", "enum": list(STRATEGIES)}, "queries": _queries_schema(0, hi, words),
+    schema = {"type": "object", "additionalProperties": False,
+              "required": ["strategy", "queries", "reasoning"],
+              "properties": {"strategy": {"type": "string", "enum": list(STRATEGIES)},
+                             "queries": _queries_schema(0, hi, words),
                              "reasoning": {"type": "string", "maxLength": 200}}}
     hist = view["history"]
     prompt = REPAIR_PROMPT.substitute(
         question=view["question"], options=format_options(view["options"]),
         tried="\n".join(f"- {h['query']}" for h in hist) or "(nothing yet)",
-        quality="\n".join(f"- {h['query']}: {'found new evidence' if h['found_new_evidence'] else 'nothing new'}" for h in hist) or "(no searches yet)",
+        quality="\n".join(f"- {h['query']}: "
+                          f"{'found new evidence' if h['found_new_evidence'] else 'nothing new'}"
+                          for h in hist) or "(no searches yet)",
         covered=", ".join(f"{mmss(a)}-{mmss(b)}" for a, b in view["covered"]) or "nothing yet",
         missing=view["missing_evidence"] or "(no analysis)")
-    msgs = [{"role": "system", "content": REPAIR_SYSTEM.substitute(lo=lo, hi=hi, words=words)}] + REPAIR_EXAMPLE + [{"role": "user", "content": prompt}]
+    msgs = ([{"role": "system", "content": REPAIR_SYSTEM.substitute(lo=lo, hi=hi, words=words)}]
+            + REPAIR_EXAMPLE + [{"role": "user", "content": prompt}])
     return ChatRequest(msgs, role="planner", schema=schema, max_new_tokens=40 + 24 * hi)
 
 # %% ../nbs/10_planner.ipynb #9a7c038a
@@ -114,13 +135,17 @@ class Action:
 
 def action_from_reply(result, cfg: RevealConfig, source: str = "planner") -> Action:
     "Turn a planner reply (a ChatResult) into an Action; unusable replies become Uniform Sampling."
-    if not result.ok: return Action("Uniform Sampling", source="fallback", fallback=f"planner reply unusable: {result.error}")
+    if not result.ok:
+        return Action("Uniform Sampling", source="fallback",
+                      fallback=f"planner reply unusable: {result.error}")
     p = result.parsed
     queries = [clip_words(q, cfg.decompose_query_words) for q in p.get("queries", []) if q.strip()]
     strategy = p.get("strategy", "Text Retrieval")
     if strategy == "Text Retrieval" and not queries:
-        return Action("Uniform Sampling", [], p.get("reasoning", ""), "fallback", fallback="Text Retrieval without a query")
-    return Action(strategy, queries if strategy == "Text Retrieval" else [], p.get("reasoning", ""), source)
+        return Action("Uniform Sampling", [], p.get("reasoning", ""), "fallback",
+                      fallback="Text Retrieval without a query")
+    return Action(strategy, queries if strategy == "Text Retrieval" else [],
+                  p.get("reasoning", ""), source)
 
 # %% ../nbs/10_planner.ipynb #a3bd2500
 def words_of(text: str) -> set:
@@ -132,23 +157,27 @@ def jaccard(a: str, b: str) -> float:
     return len(A & B) / len(A | B) if A | B else 1.0
 
 def screen_queries(queries, history, query_vectors, evidence_vectors, cfg: RevealConfig):
-    "Split queries into kept and rejected ([{'query', 'reason'}]) by the Jaccard and evidence-cosine rules."
+    """Split queries into kept and rejected ([{'query', 'reason'}]) by the Jaccard and
+    evidence-cosine rules."""
     kept, rejected = [], []
     Qv = np.asarray(query_vectors, np.float32)
     E = np.asarray(evidence_vectors, np.float32).reshape(-1, Qv.shape[-1]) if len(Qv) else None
     for q, v in zip(queries, Qv):
         j, p = max(((jaccard(q, p), p) for p in list(history) + kept), default=(0.0, ""))
         if j >= cfg.query_jaccard_reject:
-            rejected.append(dict(query=q, reason=f"Jaccard {j:.2f} to tried query {p!r}")); continue
+            rejected.append(dict(query=q, reason=f"Jaccard {j:.2f} to tried query {p!r}"))
+            continue
         c = float((E @ v).max()) if len(E) else -1.0
         if c >= cfg.query_evidence_cosine_reject:
-            rejected.append(dict(query=q, reason=f"cosine {c:.2f} to evidence already held")); continue
+            rejected.append(dict(query=q, reason=f"cosine {c:.2f} to evidence already held"))
+            continue
         kept.append(q)
     return kept, rejected
 
 # %% ../nbs/10_planner.ipynb #03f4b0fb
 def retrieve(mem, queries: list, query_vectors, cfg: RevealConfig, levels=(1, 2, 3)) -> list[dict]:
-    "Search every query, merge hits by item id (best score kept, all finders in found_by), best first."
+    """Search every query, merge hits by item id (best score kept, all finders in found_by), best
+    first."""
     merged = {}
     for q, hits in zip(queries, mem.search_text(query_vectors, cfg, levels) if queries else []):
         for h in hits:
@@ -158,7 +187,8 @@ def retrieve(mem, queries: list, query_vectors, cfg: RevealConfig, levels=(1, 2,
     return sorted(merged.values(), key=lambda c: -c["score"])
 
 # %% ../nbs/10_planner.ipynb #bd506a48
-UNIFORM = "uniform sampling"   # the label of a uniform round: its queries' entry in the history and its items' finder alike
+# the label of a uniform round: its queries' entry in the history and its items' finder alike
+UNIFORM = "uniform sampling"
 
 def uniform_unvisited(mem, visited, k: int) -> list[dict]:
     "k unvisited L1 items (with text) spread evenly over the video."

@@ -12,7 +12,8 @@ from .models import make_backend
 __all__ = ['ROLE_FIELDS', 'role_models', 'RoleModels']
 
 # %% ../nbs/01c_roles.ipynb #df9f09a4
-ROLE_FIELDS = {"planner": "planner_model", "verifier": "verifier_model", "answerer": "answerer_model",
+ROLE_FIELDS = {"planner": "planner_model", "verifier": "verifier_model",
+               "answerer": "answerer_model",
                "summarizer": "summarizer_model", "captioner": "summarizer_model",
                "teacher": "construct_model", "proposer": "construct_model"}
 
@@ -21,7 +22,8 @@ def role_models(cfg: RevealConfig) -> dict[str, str]:
     return {role: getattr(cfg, f) or cfg.llm_model for role, f in ROLE_FIELDS.items()}
 
 class RoleModels:
-    "One backend per distinct model; every request goes to its role's model (roles not named: `llm_model`)."
+    """One backend per distinct model; every request goes to its role's model (roles not named:
+    `llm_model`)."""
     def __init__(self, cfg: RevealConfig, make=None):
         make = make or make_backend
         self.cfg, self.by_role = cfg, role_models(cfg)
@@ -30,27 +32,35 @@ class RoleModels:
         self.reader = self.backend_for("answerer")
         self.name, self.model_name = self.reader.name, self.reader.model_name
 
-    def backend_for(self, role: str): return self.backends[self.by_role.get(role, self.cfg.llm_model)]
+    def backend_for(self, role: str):
+        return self.backends[self.by_role.get(role, self.cfg.llm_model)]
     def roles(self) -> dict: return {r: self.backend_for(r).model_name for r in ROLE_FIELDS}
-    def __getattr__(self, name):          # is_vlm, tokenizer, supports_scoring, ...: the reading model's
+    # is_vlm, tokenizer, supports_scoring, ...: the reading model's
+    def __getattr__(self, name):
         if name in ("reader", "backends"): raise AttributeError(name)
         return getattr(self.reader, name)
 
 # %% ../nbs/01c_roles.ipynb #4e2d7d9c
 def _routed(self: RoleModels, requests: list, call: str, **kw) -> list:
-    "Send each request to its role's backend (one batch per backend) and return the results in order."
+    """Send each request to its role's backend (one batch per backend) and return the results in
+    order."""
     out, groups = [None] * len(requests), {}
-    for i, r in enumerate(requests): groups.setdefault(id(self.backend_for(r.role)), (self.backend_for(r.role), []))[1].append(i)
+    for i, r in enumerate(requests):
+        groups.setdefault(id(self.backend_for(r.role)), (self.backend_for(r.role), []))[1].append(i)
     for backend, idx in groups.values():
-        for i, res in zip(idx, getattr(backend, call)([requests[i] for i in idx], **kw)): out[i] = res
+        for i, res in zip(idx, getattr(backend, call)([requests[i] for i in idx], **kw)):
+            out[i] = res
     return out
 
 @patch
-def chat_batch(self: RoleModels, requests, **kw): return _routed(self, list(requests), "chat_batch", **kw)
+def chat_batch(self: RoleModels, requests, **kw):
+    return _routed(self, list(requests), "chat_batch", **kw)
 @patch
-def score_batch(self: RoleModels, requests, **kw): return _routed(self, list(requests), "score_batch", **kw)
+def score_batch(self: RoleModels, requests, **kw):
+    return _routed(self, list(requests), "score_batch", **kw)
 @patch
-def chat(self: RoleModels, prompt, role: str = "other", **kw): return self.backend_for(role).chat(prompt, role=role, **kw)
+def chat(self: RoleModels, prompt, role: str = "other", **kw):
+    return self.backend_for(role).chat(prompt, role=role, **kw)
 @patch
 def cache_stats(self: RoleModels) -> dict:
     "The reply caches' counts, summed over the backends."

@@ -15,8 +15,9 @@ __all__ = ['extract_videomme', 'extract_first_letter', 'extract_egolife', 'extra
            'official_reply']
 
 # %% ../nbs/04a_scoring.ipynb #2fae1df9
-_VIDEOMME_PREFIXES = ["The best answer is", "The correct answer is", "The answer is", "The answer", "The best option is",
-                      "The correct option is", "Best answer:", "Best option:", "Answer:", "Option:"]
+_VIDEOMME_PREFIXES = ["The best answer is", "The correct answer is", "The answer is", "The answer",
+                      "The best option is", "The correct option is", "Best answer:", "Best option:",
+                      "Answer:", "Option:"]
 
 def extract_videomme(response: str) -> str:
     "Video-MME's official extraction: '' when nothing can be read."
@@ -27,7 +28,8 @@ def extract_videomme(response: str) -> str:
     return m[0] if m else ""
 
 def extract_first_letter(response: str, letters="ABCDE") -> str:
-    "lmms-eval LongVideoBench style: drop prefixes, then the first option letter anywhere ('' if none)."
+    """lmms-eval LongVideoBench style: drop prefixes, then the first option letter anywhere ('' if
+    none)."""
     s = str(response).strip()
     for p in _VIDEOMME_PREFIXES: s = s.replace(p, "")
     m = re.search(f"[{letters}]", s)
@@ -50,7 +52,8 @@ def extract_strict(response: str, letters) -> str:
 def _official_letter(bench, response, letters, rng):
     if bench == "videomme": return extract_videomme(response)
     if bench == "lvbench": return str(response).strip()
-    if bench == "longvideobench": return extract_first_letter(response, letters) or rng.choice(letters)
+    if bench == "longvideobench":
+        return extract_first_letter(response, letters) or rng.choice(letters)
     if bench in ("egolifeqa",): return extract_egolife(response)
     if bench == "egor1": return extract_egor1(response)
     return extract_strict(response, letters)
@@ -63,16 +66,20 @@ def score(items: list[QAItem], responses: dict, rule: str = "official", seed: in
     for it in items:
         letters = "".join(it.options)
         resp = responses.get(it.qid, "")
-        pred = extract_strict(resp, letters) if rule == "strict" else _official_letter(it.benchmark, resp, letters, rng)
+        pred = (extract_strict(resp, letters) if rule == "strict"
+                else _official_letter(it.benchmark, resp, letters, rng))
         counted = not (rule == "official" and it.benchmark == "videomme" and pred == "")
         total += 1; answered += counted; hit = counted and pred == it.answer; correct += hit
         for t in it.qtypes or ["(none)"]:
             bt = by_type.setdefault(t, [0, 0]); bt[0] += hit; bt[1] += counted
-    return dict(rule=rule, accuracy=correct / answered if answered else 0.0, correct=correct, answered=answered, total=total,
-                by_type={t: dict(accuracy=c / n if n else 0.0, correct=c, n=n) for t, (c, n) in sorted(by_type.items())})
+    return dict(rule=rule, accuracy=correct / answered if answered else 0.0, correct=correct,
+                answered=answered, total=total,
+                by_type={t: dict(accuracy=c / n if n else 0.0, correct=c, n=n)
+                         for t, (c, n) in sorted(by_type.items())})
 
 # %% ../nbs/04a_scoring.ipynb #b819fe0e
 def official_reply(bench: str, letter: str | None) -> str:
-    "The answerer's letter as the benchmark's own pipeline hands it to its scorer ('' for no answer)."
+    """The answerer's letter as the benchmark's own pipeline hands it to its scorer ('' for no
+    answer)."""
     if not letter: return ""
     return f"<answer>{letter}</answer>" if bench == "egor1" else letter

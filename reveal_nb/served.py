@@ -19,23 +19,27 @@ __all__ = ['VLLM_STRUCTURED_OUTPUTS', 'openai_messages', 'VLLMBackend', 'ModelSe
 
 # %% ../nbs/01b_served.ipynb #9901e802
 def _image_part(img) -> dict:
-    "An OpenAI-style image_url content part (PNG data URL) from a PIL image or an HxWx3 uint8 array."
+    """An OpenAI-style image_url content part (PNG data URL) from a PIL image or an HxWx3 uint8
+    array."""
     from PIL import Image
     import numpy as np
     if not isinstance(img, Image.Image): img = Image.fromarray(np.asarray(img, dtype="uint8"))
     buf = io.BytesIO(); img.save(buf, format="PNG")
-    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()}}
+    return {"type": "image_url", "image_url": {
+        "url": "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()}}
 
 def openai_messages(req: ChatRequest) -> list:
     "The request's messages with its images attached to the last user turn as image_url parts."
     msgs = [dict(m) for m in req.messages]
     if req.images:
         last = max(i for i, m in enumerate(msgs) if m["role"] == "user")
-        msgs[last]["content"] = [{"type": "text", "text": msgs[last]["content"]}] + [_image_part(im) for im in req.images]
+        msgs[last]["content"] = ([{"type": "text", "text": msgs[last]["content"]}]
+                                 + [_image_part(im) for im in req.images])
     return msgs
 
 # %% ../nbs/01b_served.ipynb #4cbcb30e
-VLLM_STRUCTURED_OUTPUTS = {"backend": "xgrammar", "disable_any_whitespace": True}   # compact JSON; `vllm serve --structured-outputs-config` takes it as JSON
+# compact JSON; `vllm serve --structured-outputs-config` takes it as JSON
+VLLM_STRUCTURED_OUTPUTS = {"backend": "xgrammar", "disable_any_whitespace": True}
 
 class VLLMBackend(ChatBackend):
     "In-process vllm.LLM (GPU servers, or vLLM's CPU build); structured output by vLLM."
@@ -43,24 +47,31 @@ class VLLMBackend(ChatBackend):
     def __init__(self, cfg: RevealConfig | None = None, model_path=None, **engine_kwargs):
         super().__init__(cfg)
         from vllm import LLM
-        self.path = Path(model_path) if model_path else resolve_model_path(self.cfg.llm_model, self.cfg)
-        kw = dict(model=str(self.path), seed=self.cfg.seed, gpu_memory_utilization=self.cfg.vllm_gpu_memory_utilization)
+        self.path = (Path(model_path) if model_path
+                     else resolve_model_path(self.cfg.llm_model, self.cfg))
+        kw = dict(model=str(self.path), seed=self.cfg.seed,
+                  gpu_memory_utilization=self.cfg.vllm_gpu_memory_utilization)
         if self.cfg.vllm_max_model_len: kw["max_model_len"] = self.cfg.vllm_max_model_len
         kw["structured_outputs_config"] = dict(VLLM_STRUCTURED_OUTPUTS)
-        t0 = time.time(); self.llm = LLM(**{**kw, **engine_kwargs}); self.load_seconds = time.time() - t0
+        t0 = time.time(); self.llm = LLM(**{**kw, **engine_kwargs})
+        self.load_seconds = time.time() - t0
 
     def _identity(self): return dict(backend=self.name, weights=weights_identity(self.path))
 
     def _generate(self, requests, temperature, seed):
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
-        params = [SamplingParams(temperature=temperature, seed=seed, max_tokens=r.max_new_tokens or self.cfg.max_new_tokens,
-                                 structured_outputs=StructuredOutputsParams(json=r.schema) if r.schema else None)
+        params = [SamplingParams(temperature=temperature, seed=seed,
+                                 max_tokens=r.max_new_tokens or self.cfg.max_new_tokens,
+                                 structured_outputs=(StructuredOutputsParams(json=r.schema)
+                                                     if r.schema else None))
                   for r in requests]
         t0 = time.time()
-        outs = self.llm.chat([openai_messages(r) for r in requests], sampling_params=params, use_tqdm=False)
+        outs = self.llm.chat([openai_messages(r) for r in requests], sampling_params=params,
+                             use_tqdm=False)
         dt = time.time() - t0
-        return [_Raw(o.outputs[0].text.strip(), len(o.prompt_token_ids), len(o.outputs[0].token_ids), dt / len(outs)) for o in outs]
+        return [_Raw(o.outputs[0].text.strip(), len(o.prompt_token_ids),
+                     len(o.outputs[0].token_ids), dt / len(outs)) for o in outs]
 
 # %% ../nbs/01b_served.ipynb #9f9d2561
 class ModelServerError(RuntimeError):
@@ -74,6 +85,7 @@ def _response_format(schema, style):
     return {"type": "json_schema",
             "json_schema": {"name": schema.get("title", "reply"), "schema": schema, "strict": True}}
 
+# %% ../nbs/01b_served.ipynb #7384df26
 def _shown_url(url: str) -> str:
     "`url` with any `user:pass@` masked, for messages and the reply cache's key."
     p = urlsplit(url)
@@ -86,8 +98,9 @@ def check_base_url(url: str) -> str:
     try: p.port
     except ValueError: p = None
     if p is None or p.scheme not in ("http", "https") or not p.hostname:
-        raise RevealInputError("config", "llm_base_url", f"{_shown_url(url)!r} is not an http:// or "
-                               "https:// URL with a host, e.g. http://127.0.0.1:8000/v1")
+        raise RevealInputError("config", "llm_base_url",
+                               f"{_shown_url(url)!r} is not an http:// or https:// URL "
+                               "with a host, e.g. http://127.0.0.1:8000/v1")
     return url.rstrip("/")
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -177,7 +190,7 @@ def _on_request(self: OpenAIBackend, request):
     import openai
     d = getattr(self._tls, "deadline", None)
     if d is None: return
-    if d.left() <= 0: raise openai.APITimeoutError(request=request)   # the client's own: not retried
+    if d.left() <= 0: raise openai.APITimeoutError(request=request)  # the client's own: not retried
     d.attempts += 1
     request.headers["Connection"] = "close"
     def trace(event, info):     # TLS wraps the TCP socket in another (proxies: `http_proxy.*`)
@@ -198,7 +211,8 @@ def _on_response(self: OpenAIBackend, response):
 # %% ../nbs/01b_served.ipynb #36c378a6
 @patch
 def _call(self: OpenAIBackend, method, path, send) -> object:
-    "The JSON answer of `send(extra_headers=...)`, a raw client call; or a one-line `ModelServerError`."
+    """The JSON answer of `send(extra_headers=...)`, a raw client call; or a one-line
+    `ModelServerError`."""
     import openai
     d = self._tls.deadline = _Deadline(self.cfg.request_timeout)
     where = f"{method} {self.shown}{path} failed"
@@ -231,7 +245,8 @@ def _served_models(self: OpenAIBackend) -> list:
 
 # %% ../nbs/01b_served.ipynb #341e1aca
 def _reply(js, dt, where, secrets=()) -> _Raw:
-    "The reply text and token counts of a chat-completions answer, or one line saying what it lacks."
+    """The reply text and token counts of a chat-completions answer, or one line saying what it
+    lacks."""
     try:
         text = js["choices"][0]["message"].get("content") or ""
         if not isinstance(text, str): raise TypeError
@@ -246,12 +261,14 @@ def _reply(js, dt, where, secrets=()) -> _Raw:
 def _generate(self: OpenAIBackend, requests, temperature, seed):
     create = self.client.chat.completions.with_raw_response.create
     def one(r):
-        body = dict(model=self.model_name, messages=openai_messages(r), temperature=temperature, seed=seed,
-                    max_tokens=r.max_new_tokens or self.cfg.max_new_tokens)
-        if r.schema: body["response_format"] = _response_format(r.schema, self.cfg.llm_response_format)
+        body = dict(model=self.model_name, messages=openai_messages(r), temperature=temperature,
+                    seed=seed, max_tokens=r.max_new_tokens or self.cfg.max_new_tokens)
+        if r.schema:
+            body["response_format"] = _response_format(r.schema, self.cfg.llm_response_format)
         t0 = time.time()
         js = self._call("POST", "/chat/completions", lambda **kw: create(**body, **kw))
-        return _reply(js, time.time() - t0, f"POST {self.shown}/chat/completions failed", self._secrets)
+        return _reply(js, time.time() - t0, f"POST {self.shown}/chat/completions failed",
+                      self._secrets)
     with ThreadPoolExecutor(max_workers=min(len(requests), self.cfg.llm_batch_size)) as ex:
         return list(ex.map(one, requests))
 

@@ -6,7 +6,9 @@
 from __future__ import annotations
 import json
 from pathlib import Path
-from .core import RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_to_dict, sha256_file
+from reveal_nb.core import (
+    RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_to_dict,
+    sha256_file)
 from .core import exclusive_lock
 from .synth_world import *
 from .synth_render import *
@@ -25,59 +27,71 @@ SIZES = {  # name: {split: (number of videos, seconds each)}
     "small": {"dev": (6, 900), "test": (10, 900)},
     "long": {"dev": (8, 1800), "test": (12, 3600)},
 }
-GENERATOR_VERSION = 4   # 4: a video's questions asked as a set (no question names what another asks about)
-WORLD_VERSION = 3       # the event logs, tracks and renderings: unchanged since generator version 3
+# 4: a video's questions asked as a set (no question names what another asks about)
+GENERATOR_VERSION = 4
+WORLD_VERSION = 3   # the event logs, tracks and renderings: unchanged since generator version 3
 
 def video_specs(size: str, seed: int) -> list[tuple[str, str, float, int]]:
     "(split, video id, duration, the split's seed) for every video of a named size."
-    if size not in SIZES: raise RevealInputError("reveal-synth", "size", f"{size!r} is not one of {list(SIZES)}")
+    if size not in SIZES:
+        raise RevealInputError("reveal-synth", "size", f"{size!r} is not one of {list(SIZES)}")
     return [(split, f"synth-{size}-{split}-{i:03d}", float(secs), split_seed(seed, split))
             for split, (n, secs) in SIZES[size].items() for i in range(n)]
 
 # %% ../nbs/03e_synth.ipynb #14df262a
 def _build_video(root, split, vid, secs, seed, cfg, force=False) -> dict:
-    "Simulate, render and write one video (skipped when an identical one exists); returns its truth."
-    stamp = dict(generator=WORLD_VERSION, seed=seed, omission=cfg.synth_caption_omission, paraphrase=cfg.synth_caption_paraphrase)
+    """Simulate, render and write one video (skipped when an identical one exists); returns its
+    truth."""
+    stamp = dict(generator=WORLD_VERSION, seed=seed, omission=cfg.synth_caption_omission,
+                 paraphrase=cfg.synth_caption_paraphrase)
     tpath = root / "truth" / f"{vid}.json"
     if not force and tpath.exists() and (root / "videos" / f"{vid}.mp4").exists():
         old = json.loads(tpath.read_text())
         if old.get("stamp") == stamp: return old
     truth = simulate(vid, secs, seed) | dict(split=split, stamp=stamp)
     truth["degraded"] = write_video(truth, root / "videos" / f"{vid}.mp4")
-    atomic_write_json(root / "narration" / f"{vid}.json",
-                      narration_track(truth, cfg.synth_caption_omission, cfg.synth_caption_paraphrase))
+    atomic_write_json(root / "narration" / f"{vid}.json", narration_track(
+        truth, cfg.synth_caption_omission, cfg.synth_caption_paraphrase))
     atomic_write_text(root / "subtitles" / f"{vid}.srt", subtitles_srt(truth))
     atomic_write_json(tpath, truth)
     return truth
 
 # %% ../nbs/03e_synth.ipynb #5d828f74
-GENERATED = ("videos", "truth", "narration", "subtitles", "annotations", "manifest.json")   # everything `generate` writes
+# everything `generate` writes
+GENERATED = ("videos", "truth", "narration", "subtitles", "annotations", "manifest.json")
 
 def _refuse_foreign(root: Path, size: str):
-    "Generate only into a new or empty folder, or one reveal-synth wrote at this size (its manifest, or an interrupted run's own folders)."
+    """Generate only into a new or empty folder, or one reveal-synth wrote at this size (its
+    manifest, or an interrupted run's own folders)."""
     if not root.is_dir(): return
     if (root / "manifest.json").exists():
         try: other = json.loads((root / "manifest.json").read_text()).get("size")
         except (json.JSONDecodeError, AttributeError): other = None
         if other not in (None, size):
-            raise RevealInputError(root / "manifest.json", "size", f"the folder holds reveal-synth {other}; write {size} into another folder "
-                                   "(its videos would be mixed with the other size's)")
+            raise RevealInputError(
+                root / "manifest.json", "size", f"the folder holds reveal-synth {other}; write "
+                f"{size} into another folder (its videos would be mixed with the other size's)")
         return
     entries = {p.name for p in root.iterdir() if not p.name.startswith(".")}
-    if entries and not (entries <= set(GENERATED) and ("annotations" not in entries or "truth" in entries)):
-        raise RevealInputError(root, "manifest.json", "not a reveal-synth folder (no manifest.json) and not empty: nothing was written; "
-                               "give a new or empty folder for reveal-synth")
+    if entries and not (entries <= set(GENERATED)
+                        and ("annotations" not in entries or "truth" in entries)):
+        raise RevealInputError(
+            root, "manifest.json", "not a reveal-synth folder (no manifest.json) and not empty: "
+            "nothing was written; give a new or empty folder for reveal-synth")
     sizes = {p.name.split("-")[1] for sub in ("truth", "videos") if (root / sub).is_dir()
              for p in (root / sub).iterdir() if p.name.startswith("synth-")}
     if sizes - {size}:
         other = sorted(sizes - {size})[0]
-        raise RevealInputError(root, "size", f"an interrupted generation of reveal-synth {other} is here; "
-                               f"write {size} into another folder (the two sizes' videos would be mixed)")
+        raise RevealInputError(
+            root, "size", f"an interrupted generation of reveal-synth {other} is here; write "
+            f"{size} into another folder (the two sizes' videos would be mixed)")
 
 
 # %% ../nbs/03e_synth.ipynb #fdd82aed
-def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: bool = False, progress: bool = True) -> dict:
-    "Write the reveal-synth dataset of a named size under `root` (a new or empty folder, or one it wrote); returns the manifest."
+def generate(root, size: str = "mini", cfg: RevealConfig | None = None, force: bool = False,
+             progress: bool = True) -> dict:
+    """Write the reveal-synth dataset of a named size under `root` (a new or empty folder, or one it
+    wrote); returns the manifest."""
     cfg = cfg or RevealConfig(); root = Path(root)
     _refuse_foreign(root, size)                 # before anything is written
     specs = video_specs(size, cfg.seed)
@@ -94,13 +108,18 @@ def _generate(root, size, specs, cfg, force, progress) -> dict:
         truths[vid] = _build_video(root, split, vid, secs, seed, cfg, force)
     counts = {}
     for split in SIZES[size]:
-        qs = split_questions([truths[s[1]] for s in specs if s[0] == split], split_seed(cfg.seed, split), cfg)
+        qs = split_questions([truths[s[1]] for s in specs if s[0] == split],
+                             split_seed(cfg.seed, split), cfg)
         for n, q in enumerate(qs):
-            q.update(qid=f"{q['video_id']}-q{n:03d}", split=split, duration=truths[q["video_id"]]["duration"])
-        atomic_write_text(root / "annotations" / f"{split}.jsonl", "".join(json.dumps(q) + "\n" for q in qs))
+            q.update(qid=f"{q['video_id']}-q{n:03d}", split=split,
+                     duration=truths[q["video_id"]]["duration"])
+        atomic_write_text(root / "annotations" / f"{split}.jsonl",
+                          "".join(json.dumps(q) + "\n" for q in qs))
         counts[split] = dict(videos=sum(1 for s in specs if s[0] == split), questions=len(qs))
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != "manifest.json" and not p.name.startswith("."))
-    manifest = dict(benchmark="reveal-synth", size=size, seed=cfg.seed, split_seeds={s: split_seed(cfg.seed, s) for s in SIZES[size]},
+    files = sorted(p for p in root.rglob("*")
+                   if p.is_file() and p.name != "manifest.json" and not p.name.startswith("."))
+    manifest = dict(benchmark="reveal-synth", size=size, seed=cfg.seed,
+                    split_seeds={s: split_seed(cfg.seed, s) for s in SIZES[size]},
                     generator_version=GENERATOR_VERSION,
                     config=config_to_dict(cfg), counts=counts,
                     files={p.relative_to(root).as_posix(): sha256_file(p) for p in files})
@@ -108,23 +127,31 @@ def _generate(root, size, specs, cfg, force, progress) -> dict:
     return manifest
 
 # %% ../nbs/03e_synth.ipynb #c9d0e1f2
-def ensure_generated(root, size: str = "mini", cfg: RevealConfig | None = None, progress: bool = True) -> dict:
-    """The manifest of a current reveal-synth folder: generated with `size` when the folder has none; a folder
-    written by another generator version is updated with its own size, seed and noise settings."""
+def ensure_generated(root, size: str = "mini", cfg: RevealConfig | None = None,
+                     progress: bool = True) -> dict:
+    """The manifest of a current reveal-synth folder: generated with `size` when the folder has
+    none; a folder written by another generator version is updated with its own size, seed and
+    noise settings."""
     import dataclasses
     cfg = cfg or RevealConfig(); path = Path(root) / "manifest.json"
     if not path.exists(): return generate(root, size, cfg, progress=progress)
     try: man = json.loads(path.read_text())
-    except json.JSONDecodeError as e: raise RevealInputError(path, "file", f"not valid JSON ({e})") from None
+    except json.JSONDecodeError as e:
+        raise RevealInputError(path, "file", f"not valid JSON ({e})") from None
     if man.get("benchmark") != "reveal-synth" or man.get("size") not in SIZES:
-        raise RevealInputError(path, "benchmark", "not a reveal-synth manifest; give an empty folder or one that `reveal-nb synth` wrote")
+        raise RevealInputError(path, "benchmark", "not a reveal-synth manifest; give an empty "
+                               "folder or one that `reveal-nb synth` wrote")
     if man.get("generator_version") == GENERATOR_VERSION: return man
-    own = {k: man.get("config", {}).get(k, getattr(cfg, k)) for k in ("synth_caption_omission", "synth_caption_paraphrase")}
-    return generate(root, man["size"], dataclasses.replace(cfg, seed=man.get("seed", cfg.seed), **own), progress=progress)
+    own = {k: man.get("config", {}).get(k, getattr(cfg, k))
+           for k in ("synth_caption_omission", "synth_caption_paraphrase")}
+    return generate(root, man["size"],
+                    dataclasses.replace(cfg, seed=man.get("seed", cfg.seed), **own),
+                    progress=progress)
 
 # %% ../nbs/03e_synth.ipynb #81d86b34
 def interval_evidence(truth: dict, narration: list, intervals) -> str:
-    "The L1-style evidence text of time intervals: overlapping narration lines and quoted speech, in time order."
+    """The L1-style evidence text of time intervals: overlapping narration lines and quoted speech,
+    in time order."""
     from reveal_nb.core import mmss
     lines, told_by_step = [], {}
     for n in narration: told_by_step.setdefault(n.get("step"), []).append(n["text"])
@@ -132,5 +159,7 @@ def interval_evidence(truth: dict, narration: list, intervals) -> str:
         if not any(s["start"] < e and s["end"] > b for b, e in intervals): continue
         said = f' Someone says: "{s["speech"]}"' if s.get("speech") else ""
         told = " ".join(told_by_step.get(i, []))
-        if told or said: lines.append(f"[{mmss(s['start'])}-{mmss(s['end'])}] (L1) {told}{said}".replace(")  ", ") "))
+        if told or said:
+            lines.append(f"[{mmss(s['start'])}-{mmss(s['end'])}] (L1) {told}{said}"
+                         .replace(")  ", ") "))
     return "\n".join(lines)

@@ -29,7 +29,8 @@ def _background(place: str) -> np.ndarray:
         yy, xx = np.mgrid[70:H, 0:W]; img[70:][((yy // 10 + xx // 10) % 2) == 0] = accent
     elif pattern == "shelves": img[20:23] = accent; img[45:48, :90] = accent
     for x0, x1, y0, y1 in SURFACE_BOXES: img[y0:y1, x0:x1] = (90, 60, 40)
-    x0, x1, y0, y1 = CONTAINER_BOX; img[y0:y1, x0:x1] = np.asarray(accent) // 2 + 40; img[y0 + 2:y1 - 2, (x0 + x1) // 2] = 20
+    x0, x1, y0, y1 = CONTAINER_BOX; img[y0:y1, x0:x1] = np.asarray(accent) // 2 + 40
+    img[y0 + 2:y1 - 2, (x0 + x1) // 2] = 20
     return img
 
 def _view(frame: np.ndarray, view: str | None) -> np.ndarray:
@@ -56,17 +57,22 @@ def _colour(name): return tuple(OBJECTS.get(name) or DECOR[name])
 
 def scene_states(truth: dict) -> list[dict]:
     "Per step: place shown, objects on its surfaces, held object, actor path."
-    where = {o: tuple(v) for o, v in truth["initial_positions"].items()} | {d: tuple(v) for d, v in truth["decor"].items()}
+    where = ({o: tuple(v) for o, v in truth["initial_positions"].items()}
+             | {d: tuple(v) for d, v in truth["decor"].items()})
     held, x, out = None, 70.0, []
     for s in truth["steps"]:
         place = s["target"] if s["kind"] == "move" else s["place"]
-        surf_idx = PLACES[place][4].index(s["surface"]) if s["surface"] in PLACES[place][4] else None
+        surf_idx = (PLACES[place][4].index(s["surface"]) if s["surface"] in PLACES[place][4]
+                    else None)
         goal = x if surf_idx is None else (SURFACE_BOXES[surf_idx][0] + 10)
         if s["kind"] == "move": x, goal = 0.0, 70.0
-        on = [[(o, _colour(o)) for o, v in where.items() if v == (place, PLACES[place][4][k])] for k in range(2)]
-        view = f"surface{surf_idx}" if surf_idx is not None and s["kind"] in ("pick_up", "put_down", "look_at") \
-            else "container" if s["kind"] in ("open", "close") else None
-        out.append(dict(place=place, on=on, held=_colour(held) if held else None, x0=x, x1=goal, view=view))
+        on = [[(o, _colour(o)) for o, v in where.items() if v == (place, PLACES[place][4][k])]
+              for k in range(2)]
+        view = (f"surface{surf_idx}"
+                if surf_idx is not None and s["kind"] in ("pick_up", "put_down", "look_at")
+                else "container" if s["kind"] in ("open", "close") else None)
+        out.append(dict(place=place, on=on, held=_colour(held) if held else None, x0=x, x1=goal,
+                        view=view))
         if s["kind"] == "pick_up": where[s["obj"]] = None; held = s["obj"]
         if s["kind"] == "put_down": where[s["obj"]] = (s["place"], s["surface"]); held = None
         x = goal
@@ -85,7 +91,8 @@ def render_frames(truth: dict, fps: int = VIDEO_FPS):
         while k + 1 < len(steps) and steps[k + 1]["start"] <= t: k += 1
         s, st = steps[k], states[k]
         a = min(1.0, max(0.0, (t - s["start"]) / max(s["end"] - s["start"], 1e-6)))
-        f = _view(_draw_scene(bgs[st["place"]], st["on"], st["x0"] + a * (st["x1"] - st["x0"]), st["held"]), st["view"])
+        f = _view(_draw_scene(bgs[st["place"]], st["on"], st["x0"] + a * (st["x1"] - st["x0"]),
+                              st["held"]), st["view"])
         kind = None
         if k in dark_moves and t - s["start"] < 1.0: f = (f // 12).astype(np.uint8); kind = "dark"
         elif rng.random() < 0.01: f = _blur(f); kind = "blur"
@@ -95,11 +102,13 @@ def render_frames(truth: dict, fps: int = VIDEO_FPS):
 def scene_changes(truth: dict) -> list[float]:
     "Times (s) at which the camera shows another place or switches between wide shot and close-up."
     st = scene_states(truth)
-    return [s["start"] for a, b, s in zip(st, st[1:], truth["steps"][1:]) if (a["place"], a["view"]) != (b["place"], b["view"])]
+    return [s["start"] for a, b, s in zip(st, st[1:], truth["steps"][1:])
+            if (a["place"], a["view"]) != (b["place"], b["view"])]
 
 # %% ../nbs/03a_synth_render.ipynb #1f51fd2c
 def _blur(f: np.ndarray, r: int = 4) -> np.ndarray:
-    p = np.pad(f.astype(np.float32), ((r + 1, r), (r + 1, r), (0, 0)), mode="edge").cumsum(0).cumsum(1)
+    p = (np.pad(f.astype(np.float32), ((r + 1, r), (r + 1, r), (0, 0)), mode="edge")
+         .cumsum(0).cumsum(1))
     k = 2 * r + 1
     s = p[k:, k:] - p[:-k, k:] - p[k:, :-k] + p[:-k, :-k]
     return (s / (k * k)).astype(np.uint8)
@@ -120,13 +129,15 @@ def _yuv420(f: np.ndarray) -> np.ndarray:
 X264_OPTIONS = {"crf": "20", "preset": "veryfast", "threads": "1", "x264-params": "no-asm=1"}
 
 def write_video(truth: dict, path) -> list[dict]:
-    "Encode the video to `path` (H.264, atomically, the same bytes every run); returns its degraded frames."
+    """Encode the video to `path` (H.264, atomically, the same bytes every run); returns its
+    degraded frames."""
     import av, os
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.mp4")
     degraded = []
     with av.open(str(tmp), "w") as box:
-        st = box.add_stream("libx264" if "libx264" in av.codecs_available else "mpeg4", rate=VIDEO_FPS)
+        st = box.add_stream("libx264" if "libx264" in av.codecs_available else "mpeg4",
+                            rate=VIDEO_FPS)
         st.width, st.height, st.pix_fmt = W, H, "yuv420p"
         if st.codec_context.name == "libx264": st.options = dict(X264_OPTIONS)
         for t, f, kind in render_frames(truth):
