@@ -298,7 +298,7 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
     return runs
 
 # %% ../nbs/12_loop.ipynb #587de924
-OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls are batched (marked in chapter 00)
+OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls are batched (marked in chapter 00a)
 
 TRACE_FORMAT = 3   # 3: a trace's `stop` field; every verdict has the fields of `Verdict`
 

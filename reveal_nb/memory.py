@@ -26,7 +26,7 @@ __all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PR
 
 # %% ../nbs/07_memory.ipynb #74a3fd26
 MEMORY_FORMAT = 2
-MEMORY_KEYS = fields_with("memory")   # the config fields that shape a memory (marked in chapter 00)
+MEMORY_KEYS = fields_with("memory")   # the config fields that shape a memory (marked in chapter 00a)
 
 def cached_files_sha256(paths, cfg: RevealConfig | None = None) -> list[str]:
     "SHA-256 of each file's content, remembered per (path, size, mtime); the book read and written once."
