@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 from .core import RevealConfig, RevealInputError
 from .benchmarks import ego_seconds
-from .video import (FrameScan, VideoInfo, frame_reasons, frame_stats, load_text_track, open_video,
-                             sample_indices)
+from .video import (FrameScan, VideoInfo, frame_reasons, frame_stats, load_text_track,
+                             open_video, sample_indices)
 from .segment import Segment, adaptive_segments, fixed_segments
 
 # %% auto #0
@@ -27,7 +27,8 @@ def day_time(t: float) -> str:
     return f"DAY{int(d) + 1} {int(r // 3600):02d}:{int(r % 3600 // 60):02d}:{r % 60:04.1f}"
 
 def clip_start(path) -> float:
-    "A clip's start in seconds since DAY1 00:00, from its name DAYd_NAME_HHMMSSFF.mp4 (HHMMSSFF: day 1)."
+    """A clip's start in seconds since DAY1 00:00, from its name DAYd_NAME_HHMMSSFF.mp4
+    (HHMMSSFF: day 1)."""
     m = _CLIP.fullmatch(Path(path).stem)
     if not m:
         raise RevealInputError(path, "name", "not a clip name: expected DAYd_NAME_HHMMSSFF.mp4 "
@@ -56,7 +57,8 @@ def day_clips(folder, until: float | None = None) -> list[Path]:
 # %% ../nbs/06a_clips.ipynb #1617c9ef
 @dataclass
 class Clip:
-    "One clip of a sequence: its file, its start on the recording's clock, how many seconds of it are used."
+    """One clip of a sequence: its file, its start on the recording's clock, how many seconds of it
+    are used."""
     path: str
     start: float
     duration: float      # the file's length, cut where the next clip starts if they overlap
@@ -68,7 +70,8 @@ class Clip:
 
 @dataclass
 class ClipSequence:
-    "Clips read as one video on the recording's clock: time runs on inside a clip, stops between clips."
+    """Clips read as one video on the recording's clock: time runs on inside a clip, stops between
+    clips."""
     folder: str
     clips: list
     gap: float = 1.0     # clips further apart are separate runs: no segment crosses the gap
@@ -81,7 +84,8 @@ class ClipSequence:
     def recorded(self) -> float: return float(sum(c.duration for c in self.clips))
 
     def runs(self) -> list[list]:
-        "Maximal stretches of contiguous clips (each starts within `gap` s of the previous one's end)."
+        """Maximal stretches of contiguous clips (each starts within `gap` s of the previous one's
+        end)."""
         out = [[self.clips[0]]]
         for c in self.clips[1:]:
             if c.start - out[-1][-1].end <= self.gap: out[-1].append(c)
@@ -92,6 +96,7 @@ class ClipSequence:
         "The clip holding time t (start <= t < end); None in a gap."
         return next((c for c in self.clips if c.start <= t < c.end), None)
 
+# %% ../nbs/06a_clips.ipynb #ae1d5920
 def open_clips(paths) -> ClipSequence:
     "A ClipSequence of clip files (in any order); each clip's header is read for its length."
     paths = sorted((Path(p) for p in paths), key=clip_start)
@@ -109,7 +114,8 @@ def open_clips(paths) -> ClipSequence:
 
 # %% ../nbs/06a_clips.ipynb #60611a2c
 def _clip_batches(c: Clip, cfg: RevealConfig, keep=None):
-    "(times, frames) of a clip sampled at cfg.fps, batch by batch; only the samples `keep` marks, if any."
+    """(times, frames) of a clip sampled at cfg.fps, batch by batch; only the samples `keep` marks,
+    if any."""
     vr, info = open_video(c.path, cfg.decode_max_side)
     idx = sample_indices(info, cfg.fps)
     idx = idx[idx / info.fps < c.duration]
@@ -121,8 +127,10 @@ def _clip_batches(c: Clip, cfg: RevealConfig, keep=None):
             raise RevealInputError(c.path, "video",
                                    f"decoding failed near frame {ix[0]}: {e}") from None
 
-def scan_clips(seq: ClipSequence, cfg: RevealConfig, visual_encoder, progress: bool = False) -> FrameScan:
-    "`scan_video` over a clip sequence: each clip sampled at cfg.fps, times on the recording's clock."
+def scan_clips(seq: ClipSequence, cfg: RevealConfig, visual_encoder,
+               progress: bool = False) -> FrameScan:
+    """`scan_video` over a clip sequence: each clip sampled at cfg.fps, times on the recording's
+    clock."""
     from tqdm.auto import tqdm
     times, stats, counts = [], [], []
     for c in tqdm(seq.clips, desc=f"filter {Path(seq.folder).name}", disable=not progress):
@@ -136,7 +144,8 @@ def scan_clips(seq: ClipSequence, cfg: RevealConfig, visual_encoder, progress: b
         raise RevealInputError(seq.folder, "video", f"all {len(times)} sampled frames of its "
                                f"{len(seq.clips)} clips were filtered out")
     descs, at = [], np.cumsum([0] + counts)
-    for k, c in enumerate(tqdm(seq.clips, desc=f"describe {Path(seq.folder).name}", disable=not progress)):
+    for k, c in enumerate(tqdm(seq.clips, desc=f"describe {Path(seq.folder).name}",
+                               disable=not progress)):
         mine = kept[at[k]:at[k + 1]]
         descs += [visual_encoder.encode_images(fr) for _, fr in _clip_batches(c, cfg, mine)]
     info = VideoInfo(seq.folder, seq.clips[0].fps, len(times), seq.end, int(w), int(h))
@@ -144,14 +153,16 @@ def scan_clips(seq: ClipSequence, cfg: RevealConfig, visual_encoder, progress: b
 
 # %% ../nbs/06a_clips.ipynb #d56286ce
 def clip_segments(scan: FrameScan, seq: ClipSequence, cfg: RevealConfig) -> list[Segment]:
-    "L1 segments of clips: `segment_video`'s rule inside each run of contiguous clips, never across a gap."
+    """L1 segments of clips: `segment_video`'s rule inside each run of contiguous clips, never
+    across a gap."""
     kt, out = scan.kept_times, []
     for run in seq.runs():
         a, b = run[0].start, run[-1].end
         sel = np.nonzero((kt >= a) & (kt < b))[0]
         if cfg.segmentation == "fixed":
             segs = fixed_segments(kt[sel] - a, b - a, cfg.fixed_segment_seconds)
-        elif len(sel): segs = adaptive_segments(kt[sel] - a, scan.descriptors[sel], b - a, cfg.theta)
+        elif len(sel):
+            segs = adaptive_segments(kt[sel] - a, scan.descriptors[sel], b - a, cfg.theta)
         else: continue
         k0 = int(sel[0]) if len(sel) else 0
         out += [Segment(s.start + a, s.end + a, s.first + k0 if s.first >= 0 else -1,
@@ -161,7 +172,8 @@ def clip_segments(scan: FrameScan, seq: ClipSequence, cfg: RevealConfig) -> list
 # %% ../nbs/06a_clips.ipynb #3421aea9
 def clip_frames_in_span(seq: ClipSequence, start: float, end: float, fps: float = 1.0,
                         max_frames: int | None = None, max_side: int = 0):
-    "`frames_in_span` on clips: (times, frames) of [start, end), decoded from the clips that hold them."
+    """`frames_in_span` on clips: (times, frames) of [start, end), decoded from the clips that hold
+    them."""
     t = np.arange(start, end, 1.0 / fps)
     if max_frames and len(t) > max_frames: t = np.linspace(start, end, max_frames, endpoint=False)
     times, frames = [], []
@@ -173,12 +185,14 @@ def clip_frames_in_span(seq: ClipSequence, start: float, end: float, fps: float 
         times += (c.start + idx / info.fps).tolist()
         frames.append(vr.get_batch(idx.tolist()).asnumpy())
     if not frames:
-        raise RevealInputError(seq.folder, "span", f"{day_time(start)} to {day_time(end)} holds no clip "
-                               f"(the clips run from {day_time(seq.start)} to {day_time(seq.end)}, with pauses)")
+        raise RevealInputError(seq.folder, "span",
+                               f"{day_time(start)} to {day_time(end)} holds no clip (the clips run "
+                               f"from {day_time(seq.start)} to {day_time(seq.end)}, with pauses)")
     return np.array(times), np.concatenate(frames)
 
 def clip_text_tracks(seq: ClipSequence) -> tuple[list, list]:
-    "Every clip's own narration and speech lines, moved onto the recording's clock: (narration, speech)."
+    """Every clip's own narration and speech lines, moved onto the recording's clock:
+    (narration, speech)."""
     narration, speech = [], []
     for c in seq.clips:
         for path, into in zip(clip_tracks(c.path), (narration, speech)):
