@@ -31,7 +31,8 @@ def _c_stderr(into: list):
 _FFMPEG_SAYS = re.compile(r"^\[[^\]]* @ 0x[0-9a-f]+\] (.+)$", re.M)
 
 def _decoder(path, **kw):
-    "decord's reader of `path`, frame count, frame rate, frame (height, width); a bad file: one error line."
+    """decord's reader of `path`, frame count, frame rate, frame (height, width); a bad file: one
+    error line."""
     import decord
     said = []
     try:
@@ -41,14 +42,14 @@ def _decoder(path, **kw):
             shape = vr[0].shape[:2] if n else (0, 0)
     except Exception as e:
         why = _FFMPEG_SAYS.findall(said[0])
-        theirs = lambda l: _FFMPEG_SAYS.match(l) or "video_reader.cc" in l       # FFmpeg's and decord's
+        theirs = lambda l: _FFMPEG_SAYS.match(l) or "video_reader.cc" in l   # FFmpeg's and decord's
         rest = [l for l in said[0].splitlines(True) if not theirs(l)]
         sys.stderr.write("".join(rest))
-        problem = f"FFmpeg: {why[0]}" if why else f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+        problem = (f"FFmpeg: {why[0]}" if why else
+                   f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
         raise RevealInputError(path, "video", f"cannot be decoded ({problem})") from None
     sys.stderr.write(said[0])
     return vr, n, fps, shape
-
 
 # %% ../nbs/05_video.ipynb #7fdea702
 @dataclass
@@ -69,7 +70,8 @@ def open_video(path, max_side: int = 0):
     vr, n, fps, (h, w) = _decoder(path)
     if n == 0 or fps <= 0: raise RevealInputError(path, "video", "has no frames")
     if max_side and max(h, w) > max_side:
-        s = max_side / max(h, w); w, h = max(2, int(round(w * s / 2)) * 2), max(2, int(round(h * s / 2)) * 2)
+        s = max_side / max(h, w)
+        w, h = max(2, int(round(w * s / 2)) * 2), max(2, int(round(h * s / 2)) * 2)
         vr = _decoder(path, width=w, height=h)[0]
     return vr, VideoInfo(str(path), fps, n, n / fps, w, h)
 
@@ -92,7 +94,8 @@ def frame_stats(frame: np.ndarray) -> dict:
     lap = 4 * g[1:-1, 1:-1] - g[:-2, 1:-1] - g[2:, 1:-1] - g[1:-1, :-2] - g[1:-1, 2:]
     flat = np.full_like(frame, int(g.mean()))
     bpp = (_jpeg_bytes(frame) - _jpeg_bytes(flat)) * 8 / (frame.shape[0] * frame.shape[1])
-    return dict(mean=float(g.mean()), std=float(g.std()), jpeg_bpp=float(bpp), lap_var=float(lap.var()))
+    return dict(mean=float(g.mean()), std=float(g.std()), jpeg_bpp=float(bpp),
+                lap_var=float(lap.var()))
 
 # %% ../nbs/05_video.ipynb #24d215b8
 def frame_reasons(stats: list[dict], cfg: RevealConfig) -> list[list[str]]:
@@ -104,7 +107,8 @@ def frame_reasons(stats: list[dict], cfg: RevealConfig) -> list[list[str]]:
         r = []
         if s["mean"] < cfg.dark_mean: r.append("near-black")
         if s["mean"] > cfg.bright_mean: r.append("near-white")
-        if s["std"] < cfg.uniform_std or s["jpeg_bpp"] < cfg.min_jpeg_bits_per_pixel: r.append("uniform")
+        if s["std"] < cfg.uniform_std or s["jpeg_bpp"] < cfg.min_jpeg_bits_per_pixel:
+            r.append("uniform")
         if s["lap_var"] < blur_cut: r.append("blurred")
         out.append(r)
     return out
@@ -138,14 +142,18 @@ def scan_video(path, cfg: RevealConfig, visual_encoder, progress: bool = False) 
     vr, info = open_video(path, cfg.decode_max_side)
     idx = sample_indices(info, cfg.fps)
     def batches(ix, what):
-        for b in tqdm(range(0, len(ix), cfg.decode_batch), desc=f"{what} {Path(path).name}", disable=not progress):
+        for b in tqdm(range(0, len(ix), cfg.decode_batch), desc=f"{what} {Path(path).name}",
+                      disable=not progress):
             try: yield vr.get_batch(ix[b:b + cfg.decode_batch].tolist()).asnumpy()
-            except Exception as e: raise RevealInputError(path, "video", f"decoding failed near frame {ix[b]}: {e}") from None
+            except Exception as e:
+                raise RevealInputError(path, "video",
+                                       f"decoding failed near frame {ix[b]}: {e}") from None
     stats = [frame_stats(f) for batch in batches(idx, "filter") for f in batch]
     reasons = frame_reasons(stats, cfg)
     kept = np.array([not r for r in reasons], bool)
     if not kept.any():
-        raise RevealInputError(path, "video", f"all {len(idx)} sampled frames were filtered out ({_summary(reasons)})")
+        raise RevealInputError(path, "video", f"all {len(idx)} sampled frames were filtered out "
+                               f"({_summary(reasons)})")
     descs = [visual_encoder.encode_images(batch) for batch in batches(idx[kept], "describe")]
     return FrameScan(info, idx / info.fps, reasons, stats, np.concatenate(descs))
 
@@ -156,11 +164,14 @@ def _summary(reasons):
     return ", ".join(f"{k}: {v}" for k, v in sorted(c.items()))
 
 # %% ../nbs/05_video.ipynb #9de90d21
-def frames_in_span(path, start: float, end: float, fps: float = 1.0, max_frames: int | None = None, max_side: int = 0):
-    "(times, frames) of [start, end) sampled at `fps` (at most `max_frames`), decoded from the file."
+def frames_in_span(path, start: float, end: float, fps: float = 1.0,
+                   max_frames: int | None = None, max_side: int = 0):
+    """(times, frames) of [start, end) sampled at `fps` (at most `max_frames`), decoded from the
+    file."""
     vr, info = open_video(path, max_side)
     if start < 0 or end <= start or start >= info.duration + 1e-6:
-        raise RevealInputError(path, "span", f"[{start}, {end}) is outside the video (0 to {info.duration:.1f} s)")
+        raise RevealInputError(path, "span", f"[{start}, {end}) is outside the video "
+                               f"(0 to {info.duration:.1f} s)")
     end = min(end, info.duration)
     t = np.arange(start, end, 1.0 / fps)
     if max_frames and len(t) > max_frames: t = np.linspace(start, end, max_frames, endpoint=False)
@@ -173,19 +184,21 @@ _SRT_TIME = re.compile(r"(\d+):(\d{2}):(\d{2})[,.](\d{1,3})")
 def _srt_seconds(s, where):
     m = _SRT_TIME.fullmatch(s.strip())
     if not m: raise RevealInputError(where[0], where[1], f"bad time {s.strip()!r}")
-    h, mi, se, ms = m.groups(); return int(h) * 3600 + int(mi) * 60 + int(se) + int(ms.ljust(3, "0")) / 1000
+    h, mi, se, ms = m.groups()
+    return int(h) * 3600 + int(mi) * 60 + int(se) + int(ms.ljust(3, "0")) / 1000
 
 def read_track_text(path: Path, field: str) -> str:
     "A track file's text: UTF-8 (a BOM allowed) or UTF-16 with its BOM; anything else is refused."
     data = path.read_bytes()
     try:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")): return data.decode("utf-16")   # its BOM says so
+        # its BOM says so
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")): return data.decode("utf-16")
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
-        raise RevealInputError(path, field, f"not UTF-8 text (line {line}, byte 0x{data[e.start]:02x}); "
-                               "convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 if that is its encoding"
-                               ) from None
+        raise RevealInputError(path, field, f"not UTF-8 text (line {line}, "
+                               f"byte 0x{data[e.start]:02x}); convert it, e.g. iconv -f "
+                               "WINDOWS-1252 -t UTF-8 if that is its encoding") from None
 
 def parse_srt(path) -> list[dict]:
     "An SRT file as [{start, end, text}] (tags removed)."
@@ -196,9 +209,11 @@ def parse_srt(path) -> list[dict]:
     for n, block in enumerate(b for b in re.split(r"\n\s*\n", raw.strip()) if b.strip()):
         lines = block.strip().split("\n")
         if "-->" not in lines[0]: lines = lines[1:]
-        if not lines or "-->" not in lines[0]: raise RevealInputError(path, f"block {n + 1}", "no 'start --> end' timing line")
+        if not lines or "-->" not in lines[0]:
+            raise RevealInputError(path, f"block {n + 1}", "no 'start --> end' timing line")
         a, b = lines[0].split("-->", 1)
-        start, end = _srt_seconds(a, (path, f"block {n + 1}")), _srt_seconds(b.split()[0], (path, f"block {n + 1}"))
+        start, end = (_srt_seconds(a, (path, f"block {n + 1}")),
+                      _srt_seconds(b.split()[0], (path, f"block {n + 1}")))
         text = re.sub(r"<[^>]+>", "", " ".join(lines[1:])).strip()
         if text: out.append(dict(start=start, end=end, text=text))
     return sorted(out, key=lambda x: x["start"])
@@ -207,7 +222,8 @@ def parse_srt(path) -> list[dict]:
 def _read_json_track(path: Path, field: str):
     if not path.exists(): raise RevealInputError(path, field, "file not found")
     try: return json.loads(path.read_text() or "[]")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise RevealInputError(path, field, f"not valid JSON: {e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise RevealInputError(path, field, f"not valid JSON: {e}") from None
 
 def parse_lvb_subtitles(path, offset: float = 0.0, duration: float | None = None) -> list[dict]:
     "A LongVideoBench subtitle JSON as [{start, end, text}], shifted by -offset."
@@ -216,16 +232,22 @@ def parse_lvb_subtitles(path, offset: float = 0.0, duration: float | None = None
     out = []
     for n, e in enumerate(data):
         where = (path, f"entry {n}")
-        if not isinstance(e, dict): raise RevealInputError(path, f"entry {n}", f"expected an object, found {e!r:.40}")
+        if not isinstance(e, dict):
+            raise RevealInputError(path, f"entry {n}", f"expected an object, found {e!r:.40}")
         if "timestamp" in e:
             try: s, t = e["timestamp"][0], e["timestamp"][1]; start = float(s)
-            except (TypeError, ValueError, IndexError, KeyError): raise RevealInputError(path, f"entry {n}", f"bad 'timestamp' {e['timestamp']!r:.40}") from None
-            end = float(t) if isinstance(t, (int, float)) else (duration if duration is not None else float("inf"))
+            except (TypeError, ValueError, IndexError, KeyError):
+                raise RevealInputError(path, f"entry {n}",
+                                       f"bad 'timestamp' {e['timestamp']!r:.40}") from None
+            end = (float(t) if isinstance(t, (int, float)) else
+                   duration if duration is not None else float("inf"))
             text = e.get("text", "")
         elif "start" in e:
-            start, end, text = _srt_seconds(e["start"], where), _srt_seconds(e["end"], where), e.get("line", e.get("text", ""))
+            start, end, text = (_srt_seconds(e["start"], where), _srt_seconds(e["end"], where),
+                                e.get("line", e.get("text", "")))
         else: raise RevealInputError(path, f"entry {n}", "neither 'timestamp' nor 'start'")
-        out.append(dict(start=start - offset, end=end - offset, text=re.sub(r"<[^>]+>", "", str(text)).strip()))
+        out.append(dict(start=start - offset, end=end - offset,
+                        text=re.sub(r"<[^>]+>", "", str(text)).strip()))
     return sorted(out, key=lambda x: x["start"])
 
 # %% ../nbs/05_video.ipynb #e5635349
@@ -233,38 +255,54 @@ def parse_narration(path) -> list[dict]:
     "A JSON list of {start, end, text} (extra keys are kept), checked entry by entry."
     path = Path(path); data = _read_json_track(path, "narration")
     if not isinstance(data, list):
-        raise RevealInputError(path, "narration", f"expected a JSON list of {{start, end, text}}, found a JSON {type(data).__name__}")
+        raise RevealInputError(path, "narration", "expected a JSON list of {start, end, text}, "
+                               f"found a JSON {type(data).__name__}")
     for n, e in enumerate(data):
-        if not isinstance(e, dict): raise RevealInputError(path, f"entry {n}", f"expected an object {{start, end, text}}, found {e!r:.40}")
+        if not isinstance(e, dict):
+            raise RevealInputError(path, f"entry {n}",
+                                   f"expected an object {{start, end, text}}, found {e!r:.40}")
         for k in ("start", "end", "text"):
             if k not in e: raise RevealInputError(path, f"entry {n}", f"'{k}' missing")
         for k in ("start", "end"):
             if isinstance(e[k], bool) or not isinstance(e[k], (int, float)):
-                raise RevealInputError(path, f"entry {n}", f"'{k}' must be a number of seconds, found {e[k]!r}")
-        if not isinstance(e["text"], str): raise RevealInputError(path, f"entry {n}", f"'text' must be a string, found {e['text']!r}")
+                raise RevealInputError(path, f"entry {n}",
+                                       f"'{k}' must be a number of seconds, found {e[k]!r}")
+        if not isinstance(e["text"], str):
+            raise RevealInputError(path, f"entry {n}",
+                                   f"'text' must be a string, found {e['text']!r}")
     return sorted(data, key=lambda x: x["start"])
 
-def check_track_times(track: list[dict], path, duration: float | None = None, offset: float = 0.0) -> list[dict]:
-    "Warn (count, first example) about lines ending before they start (dropped), before 0 s or after the video's end."
+# %% ../nbs/05_video.ipynb #b25987b4
+def check_track_times(track: list[dict], path, duration: float | None = None,
+                      offset: float = 0.0) -> list[dict]:
+    """Warn (count, first example) about lines ending before they start (dropped), before 0 s or
+    after the video's end."""
     bad = {"end before they start (dropped)": [l for l in track if l["end"] < l["start"]]}
     if not offset: bad["start before 0 s"] = [l for l in track if l["start"] < 0]
-    if duration is not None: bad[f"start at or after the video's end ({duration:.1f} s)"] = [l for l in track if l["start"] >= duration]
+    if duration is not None:
+        bad[f"start at or after the video's end ({duration:.1f} s)"] = [
+            l for l in track if l["start"] >= duration]
     for what, lines in bad.items():
         if lines:
             l = lines[0]
-            warnings.warn(f"{path}: {len(lines)} line(s) {what}, e.g. {l['start']:.1f}-{l['end']:.1f} s {str(l['text'])[:40]!r}")
+            warnings.warn(f"{path}: {len(lines)} line(s) {what}, "
+                          f"e.g. {l['start']:.1f}-{l['end']:.1f} s {str(l['text'])[:40]!r}")
     return [l for l in track if l["end"] >= l["start"]]
 
 def load_text_track(path, offset: float = 0.0, duration: float | None = None) -> list[dict]:
-    "Subtitles or narration from .srt, LongVideoBench .json or narration .json, on the video's clock (minus `offset`)."
+    """Subtitles or narration from .srt, LongVideoBench .json or narration .json, on the video's
+    clock (minus `offset`)."""
     path = Path(path)
     if path.suffix.lower() == ".srt":
-        track = [l | dict(start=l["start"] - offset, end=l["end"] - offset) for l in parse_srt(path)]
+        track = [l | dict(start=l["start"] - offset, end=l["end"] - offset)
+                 for l in parse_srt(path)]
     elif path.suffix.lower() == ".json":
         head = _read_json_track(path, "track")
-        if isinstance(head, list) and head and isinstance(head[0], dict) and ("timestamp" in head[0] or "line" in head[0]):
+        if (isinstance(head, list) and head and isinstance(head[0], dict)
+                and ("timestamp" in head[0] or "line" in head[0])):
             track = parse_lvb_subtitles(path, offset, duration)
-        else: track = [l | dict(start=l["start"] - offset, end=l["end"] - offset) for l in parse_narration(path)]
+        else: track = [l | dict(start=l["start"] - offset, end=l["end"] - offset)
+                       for l in parse_narration(path)]
     else: raise RevealInputError(path, "track", "unknown format (expected .srt or .json)")
     return check_track_times(track, path, duration, offset)
 
