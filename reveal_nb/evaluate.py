@@ -8,8 +8,8 @@ import json, os, time
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text, config_from_dict, config_to_dict, read_jsonl_records,
-                            append_jsonl)
+from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text,
+                            config_from_dict, config_to_dict, read_jsonl_records, append_jsonl)
 from .benchmarks import QAItem
 from .scoring import official_reply, score
 from .models import usage_totals
@@ -25,8 +25,10 @@ __all__ = ['DURATION_BUCKETS', 'PRESENT_ONLY', 'parse_shard', 'shard_items', 'me
 def parse_shard(text: str) -> tuple[int, int]:
     "'i/n' (0 ≤ i < n) as (i, n)."
     try: i, n = (int(x) for x in str(text).split("/"))
-    except ValueError: raise RevealInputError("--shard", "shard", f"{text!r}: write it as i/n, e.g. 0/4") from None
-    if not (n >= 1 and 0 <= i < n): raise RevealInputError("--shard", "shard", f"{text!r}: need 0 <= i < n")
+    except ValueError:
+        raise RevealInputError("--shard", "shard", f"{text!r}: write it as i/n, e.g. 0/4") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise RevealInputError("--shard", "shard", f"{text!r}: need 0 <= i < n")
     return i, n
 
 def shard_items(items: list, i: int, n: int) -> list:
@@ -34,14 +36,18 @@ def shard_items(items: list, i: int, n: int) -> list:
     mine = set(sorted({it.video_id for it in items})[i::n])
     return [it for it in items if it.video_id in mine]
 
+# %% ../nbs/15_evaluate.ipynb #588acbfe
 def _one_trace_per_version(path):
-    "For `read_jsonl_records`: refuse a second trace of one version of a question (not a re-answer)."
+    """For `read_jsonl_records`: refuse a second trace of one version of a question (not a
+    re-answer)."""
     def version(t):
-        return t.get("item_fingerprint") or json.dumps([t.get(k) for k in ("question", "options", "gold")])
+        return (t.get("item_fingerprint")
+                or json.dumps([t.get(k) for k in ("question", "options", "gold")]))
     def check(earlier, t, line):
         if version(earlier) == version(t):
-            raise RevealInputError(path, f"line {line}.qid", f"{t['qid']!r} was already answered, for the "
-                                   "same question, on an earlier line (two writers, or files joined?); "
+            raise RevealInputError(path, f"line {line}.qid",
+                                   f"{t['qid']!r} was already answered, for the same question, "
+                                   "on an earlier line (two writers, or files joined?); "
                                    "keep one trace")
     return check
 
@@ -50,23 +56,33 @@ def merge_shards(shard_dirs: list, out_dir) -> Path:
     merged, fps = {}, set()
     for d in shard_dirs:
         path = Path(d) / "traces.jsonl"
-        if not path.exists(): raise RevealInputError(path, "file", "not found: is this a shard folder of `reveal-nb eval`?")
+        if not path.exists():
+            raise RevealInputError(path, "file",
+                                   "not found: is this a shard folder of `reveal-nb eval`?")
         traces = read_jsonl_records(path, key="qid", on_repeat=_one_trace_per_version(path))
         for q, t in traces.items():
             if q in merged: raise RevealInputError(path, "qid", f"{q} is in more than one shard")
             merged[q] = t; fps.add(t["config_fingerprint"])
-    if len(fps) > 1: raise RevealInputError(out_dir, "config_fingerprint", f"the shards were run with different configurations: {sorted(fps)}")
-    if not merged: raise RevealInputError(shard_dirs[0] if shard_dirs else out_dir, "traces.jsonl", "the shards hold no traces: nothing to merge")
+    if len(fps) > 1:
+        raise RevealInputError(out_dir, "config_fingerprint",
+                               f"the shards were run with different configurations: {sorted(fps)}")
+    if not merged:
+        raise RevealInputError(shard_dirs[0] if shard_dirs else out_dir, "traces.jsonl",
+                               "the shards hold no traces: nothing to merge")
     out = Path(out_dir) / "traces.jsonl"
     if out.exists(): raise RevealInputError(out, "file", "already exists; merge into a new folder")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out, "".join(json.dumps(t) + "\n" for t in merged.values()))     # whole or not at all: a full disk leaves no partial file
-    except OSError as e: raise RevealInputError(out, "file", f"could not be written ({e.strerror or e}); nothing was merged") from None
+        # whole or not at all: a full disk leaves no partial file
+        atomic_write_text(out, "".join(json.dumps(t) + "\n" for t in merged.values()))
+    except OSError as e:
+        raise RevealInputError(out, "file", f"could not be written ({e.strerror or e}); "
+                               "nothing was merged") from None
     return out
 
 # %% ../nbs/15_evaluate.ipynb #b0759b30
-_ENV_KEYS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "REVEAL_NB_CACHE", "REVEAL_NB_MANIFESTS", "OPENAI_API_KEY")
+_ENV_KEYS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "REVEAL_NB_CACHE",
+             "REVEAL_NB_MANIFESTS", "OPENAI_API_KEY")
 
 class EvalWorker:
     "A Ray actor: the configured models loaded once, memories kept, units run on request."
@@ -77,27 +93,34 @@ class EvalWorker:
         from reveal_nb.rubrics import pool_for
         torch.set_num_threads(threads)
         self.cfg = config_from_dict(cfg)
-        self.llm, self.enc, self.pool, self.mems = make_llm(self.cfg), make_text_encoder(self.cfg), pool_for(self.cfg), {}
+        self.llm, self.enc, self.pool, self.mems = (make_llm(self.cfg), make_text_encoder(self.cfg),
+                                                    pool_for(self.cfg), {})
 
     def run(self, unit: list[dict]) -> list[dict]:
-        return run_unit([QAItem(**d) for d in unit], self.cfg, self.llm, self.enc, self.pool, self.mems)
+        return run_unit([QAItem(**d) for d in unit], self.cfg, self.llm, self.enc, self.pool,
+                        self.mems)
 
 def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1):
     "An executor running units on Ray actors (a local Ray instance when `address` is None)."
-    if workers < 1: raise RevealInputError("--workers", "workers", f"{workers}: at least one Ray worker is needed")
+    if workers < 1:
+        raise RevealInputError("--workers", "workers",
+                               f"{workers}: at least one Ray worker is needed")
     def execute(units: list, cfg: RevealConfig):
         import ray
         started = not ray.is_initialized()
         if started:
             env = {k: os.environ[k] for k in _ENV_KEYS if k in os.environ}
-            ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": env})
-        actors = [ray.remote(num_cpus=1)(EvalWorker).remote(config_to_dict(cfg), threads) for _ in range(min(workers, len(units)))]
+            ray.init(address=address, num_cpus=None if address else workers,
+                     include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
+        actors = [ray.remote(num_cpus=1)(EvalWorker).remote(config_to_dict(cfg), threads)
+                  for _ in range(min(workers, len(units)))]
         queue, pending = list(units), {}
         try:
             while queue or pending:
                 for a in actors:
-                    if queue and a not in pending.values(): pending[a.run.remote([asdict(it) for it in queue.pop(0)])] = a
+                    if queue and a not in pending.values():
+                        pending[a.run.remote([asdict(it) for it in queue.pop(0)])] = a
+
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 pending.pop(ready[0]); yield ray.get(ready[0])
         finally:
@@ -106,93 +129,133 @@ def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1)
     return execute
 
 # %% ../nbs/15_evaluate.ipynb #9279ffd5
-DURATION_BUCKETS = ((600, "≤10 min"), (1800, "10–30 min"), (3600, "30–60 min"), (float("inf"), ">60 min"))
+DURATION_BUCKETS = ((600, "≤10 min"), (1800, "10–30 min"), (3600, "30–60 min"),
+                    (float("inf"), ">60 min"))
 
 def duration_bucket(seconds) -> str:
     if seconds is None: return "unknown"
     return next(name for hi, name in DURATION_BUCKETS if seconds <= hi)
 
-def _acc(ts): return dict(n=len(ts), accuracy=round(float(np.mean([bool(t["correct"]) for t in ts])), 4) if ts else None)
+def _acc(ts):
+    return dict(n=len(ts),
+                accuracy=round(float(np.mean([bool(t["correct"]) for t in ts])), 4) if ts else None)
 
+# %% ../nbs/15_evaluate.ipynb #3a02ce13
 def score_run(traces: list[dict], items: list) -> dict:
-    "Official and strict accuracy, per type and duration, cost per question by role, rounds, retrieval recall."
+    """Official and strict accuracy, per type and duration, cost per question by role, rounds,
+    retrieval recall."""
     if not traces: raise RevealInputError("traces", "traces", "nothing to score")
     by_qid = {it.qid: it for it in items}
     missing = [t["qid"] for t in traces if t["qid"] not in by_qid]
-    if missing: raise RevealInputError("traces", "qid", f"{len(missing)} traces have no item, e.g. {missing[0]}")
+    if missing:
+        raise RevealInputError("traces", "qid",
+                               f"{len(missing)} traces have no item, e.g. {missing[0]}")
     its = [by_qid[t["qid"]] for t in traces]
     letters = {t["qid"]: t["answer"] or "" for t in traces}
-    replies = {t["qid"]: official_reply(it.benchmark, t["answer"]) for t, it in zip(traces, its)}   # as the official script would see it
+    # as the official script would see it
+    replies = {t["qid"]: official_reply(it.benchmark, t["answer"]) for t, it in zip(traces, its)}
     official, strict = score(its, replies, "official"), score(its, letters, "strict")
     buckets = {}
     for t, it in zip(traces, its): buckets.setdefault(duration_bucket(it.duration), []).append(t)
     n, roles = len(traces), usage_totals([c for t in traces for c in t["calls"]])
-    cost = {r: {k: round(v[k] / n, 2) for k in ("calls", "prompt_tokens", "completion_tokens", "latency_s")} for r, v in sorted(roles.items())}
+    cost = {r: {k: round(v[k] / n, 2)
+                for k in ("calls", "prompt_tokens", "completion_tokens", "latency_s")}
+            for r, v in sorted(roles.items())}
     rounds = [t["n_rounds"] for t in traces]
     recall = [float(np.mean(t["gold_in_final"])) for t in traces if t.get("gold_in_final")]
     s = summarize(traces)
-    return dict(benchmark=its[0].benchmark, variant=traces[0]["variant"], backbone=traces[0]["backbone"], readings=traces[0]["readings"], n=n,
+    return dict(benchmark=its[0].benchmark, variant=traces[0]["variant"],
+                backbone=traces[0]["backbone"], readings=traces[0]["readings"], n=n,
                 chance=round(s["chance"], 4), official=official, strict=strict,
-                by_type={k: dict(n=v["n"], accuracy=round(v["accuracy"], 4), chance=round(v["chance"], 4)) for k, v in s["by_type"].items()},
+                by_type={k: dict(n=v["n"], accuracy=round(v["accuracy"], 4),
+                                 chance=round(v["chance"], 4)) for k, v in s["by_type"].items()},
                 by_duration={b: _acc(ts) for b, ts in buckets.items()},
-                cost_per_question=cost, calls_per_question=round(sum(v["calls"] for v in cost.values()), 2),
-                reused_replies=round(float(np.mean([bool(c.get("cached")) for t in traces for c in t["calls"]] or [0.0])), 4),
-                wall_seconds_per_question=round(float(np.mean([t.get("batch_seconds", 0) / max(1, t.get("batch_size", 1)) for t in traces])), 2),
-                rounds=dict(mean=round(float(np.mean(rounds)), 3), hist={k: rounds.count(k) for k in sorted(set(rounds))}),
-                sufficient_rate=round(s["sufficient_rate"], 4), retrieval_recall=round(float(np.mean(recall)), 4) if recall else None,
-                truly_sufficient_rate=None if s["truly_sufficient_rate"] is None else round(s["truly_sufficient_rate"], 4))
+                cost_per_question=cost,
+                calls_per_question=round(sum(v["calls"] for v in cost.values()), 2),
+                reused_replies=round(float(np.mean([bool(c.get("cached")) for t in traces
+                                                    for c in t["calls"]] or [0.0])), 4),
+                wall_seconds_per_question=round(float(np.mean(
+                    [t.get("batch_seconds", 0) / max(1, t.get("batch_size", 1))
+                     for t in traces])), 2),
+                rounds=dict(mean=round(float(np.mean(rounds)), 3),
+                            hist={k: rounds.count(k) for k in sorted(set(rounds))}),
+                sufficient_rate=round(s["sufficient_rate"], 4),
+                retrieval_recall=round(float(np.mean(recall)), 4) if recall else None,
+                truly_sufficient_rate=None if s["truly_sufficient_rate"] is None
+                else round(s["truly_sufficient_rate"], 4))
 
 # %% ../nbs/15_evaluate.ipynb #8865ee4a
-PRESENT_ONLY = {"lvbench": dict(videos=86, questions=1267)}   # benchmark: the subset of present videos the paper used
+# benchmark: the subset of present videos the paper used
+PRESENT_ONLY = {"lvbench": dict(videos=86, questions=1267)}
 
 def present_videos(items: list) -> tuple[list, dict | None]:
-    """For a benchmark in PRESENT_ONLY, the items whose video file is present and what that leaves ({questions,
-    of_questions, videos, of_videos, paper_subset}); any other benchmark's items unchanged, and None."""
+    """For a benchmark in PRESENT_ONLY, the items whose video file is present and what that leaves
+    ({questions, of_questions, videos, of_videos, paper_subset}); any other benchmark's items
+    unchanged, and None."""
     if not items or items[0].benchmark not in PRESENT_ONLY: return items, None
     paths = {it.video_id: it.video_path for it in items}
     here = {v for v, p in paths.items() if p and Path(p).is_file()}
     if not here:
         seen = Path(next(iter(paths.values())) or "videos")
-        raise RevealInputError(seen.parent, "videos", f"none of the {len(paths)} {items[0].benchmark} videos is present "
+        raise RevealInputError(seen.parent, "videos",
+                               f"none of the {len(paths)} {items[0].benchmark} videos is present "
                                f"(looked for e.g. {seen.name}); nothing to evaluate")
     kept = [it for it in items if it.video_id in here]
-    return kept, dict(questions=len(kept), of_questions=len(items), videos=len(here), of_videos=len(paths),
+    return kept, dict(questions=len(kept), of_questions=len(items), videos=len(here),
+                      of_videos=len(paths),
                       paper_subset=PRESENT_ONLY[items[0].benchmark])
 
 def present_line(p: dict) -> str:
     "How many questions the present videos leave, next to the paper's subset."
-    return (f"{p['questions']:,} of {p['of_questions']:,} questions ({p['videos']:,} of {p['of_videos']:,} videos present; "
-            f"the paper's subset: {p['paper_subset']['videos']} videos / {p['paper_subset']['questions']:,} questions)")
+    return (f"{p['questions']:,} of {p['of_questions']:,} questions "
+            f"({p['videos']:,} of {p['of_videos']:,} videos present; "
+            f"the paper's subset: {p['paper_subset']['videos']} videos / "
+            f"{p['paper_subset']['questions']:,} questions)")
 
 # %% ../nbs/15_evaluate.ipynb #799adfd6
-def evaluate(items: list, cfg: RevealConfig, out_dir, executor=None, shard: tuple | None = None, llm=None, enc=None,
-             progress: bool = True, present: dict | None = None) -> dict:
-    """Traces of cfg.variant on `items` (or on shard (i, n) of them) in out_dir/traces.jsonl, scored into
-    out_dir/scores.json. `present`: what `present_videos` left, when the caller already applied it."""
+def evaluate(items: list, cfg: RevealConfig, out_dir, executor=None, shard: tuple | None = None,
+             llm=None, enc=None, progress: bool = True, present: dict | None = None) -> dict:
+    """Traces of cfg.variant on `items` (or on shard (i, n) of them) in out_dir/traces.jsonl,
+    scored into out_dir/scores.json. `present`: what `present_videos` left, when the caller already
+    applied it."""
     if present is None: items, present = present_videos(items)
     if shard: items = shard_items(items, *shard)
-    if not items: raise RevealInputError("items", "questions", "no questions to evaluate" + (f" in shard {shard[0]}/{shard[1]}" if shard else ""))
-    if VARIANTS[cfg.variant].stop == "rubric": pool_for(cfg)       # a missing or malformed pool: one line before any model loads
+    if not items:
+        raise RevealInputError("items", "questions", "no questions to evaluate"
+                               + (f" in shard {shard[0]}/{shard[1]}" if shard else ""))
+    # a missing or malformed pool: one line before any model loads
+    if VARIANTS[cfg.variant].stop == "rubric": pool_for(cfg)
     t0 = time.time()
-    traces = run_variant(items, cfg, out_dir, llm=llm, enc=enc, progress=progress, executor=executor)
-    scores = score_run(traces, items) | dict(shard=list(shard) if shard else None, present=present,
-                                             run_seconds=round(time.time() - t0, 1), config=config_to_dict(cfg))
+    traces = run_variant(items, cfg, out_dir, llm=llm, enc=enc, progress=progress,
+                         executor=executor)
+    scores = score_run(traces, items) | dict(
+        shard=list(shard) if shard else None, present=present,
+        run_seconds=round(time.time() - t0, 1), config=config_to_dict(cfg))
     atomic_write_json(Path(out_dir) / "scores.json", scores)
     return scores
 
 def format_scores(s: dict) -> str:
     "A plain-text report of `score_run`'s result."
     f = lambda x: "–" if x is None else f"{x:.3f}"
-    out = [f"{s['benchmark']} · {s['variant']} · backbone {s['backbone']['model']} ({s['backbone']['backend']}) · n = {s['n']} · chance {s['chance']:.3f}",
-           f"accuracy: official {f(s['official']['accuracy'])} ({s['official']['correct']}/{s['official']['answered']} counted), "
+    out = [f"{s['benchmark']} · {s['variant']} · backbone {s['backbone']['model']} "
+           f"({s['backbone']['backend']}) · n = {s['n']} · chance {s['chance']:.3f}",
+           f"accuracy: official {f(s['official']['accuracy'])} "
+           f"({s['official']['correct']}/{s['official']['answered']} counted), "
            f"strict {f(s['strict']['accuracy'])} ({s['strict']['correct']}/{s['strict']['total']})"]
     if s.get("present"): out.append(f"answerable: {present_line(s['present'])}")
-    out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']}, chance {v['chance']:.2f})" for k, v in s["by_type"].items()]
+    out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']}, chance {v['chance']:.2f})"
+            for k, v in s["by_type"].items()]
+
     out += [f"  {k:<22} {f(v['accuracy'])}  (n={v['n']})" for k, v in s["by_duration"].items()]
-    out.append(f"rounds: mean {s['rounds']['mean']:.2f}, {s['rounds']['hist']}; verifier said sufficient {f(s['sufficient_rate'])}; "
-               f"retrieval recall {f(s['retrieval_recall'])}; wall {s['wall_seconds_per_question']:.1f} s/question"
-               + (f" ({s['reused_replies']:.0%} of calls answered from the reply cache)" if s.get("reused_replies") else ""))
+    out.append(f"rounds: mean {s['rounds']['mean']:.2f}, {s['rounds']['hist']}; "
+               f"verifier said sufficient {f(s['sufficient_rate'])}; "
+               f"retrieval recall {f(s['retrieval_recall'])}; "
+               f"wall {s['wall_seconds_per_question']:.1f} s/question"
+               + (f" ({s['reused_replies']:.0%} of calls answered from the reply cache)"
+                  if s.get("reused_replies") else ""))
     out.append(f"per question      calls  prompt tok  completion tok  model s")
-    out += [f"  {r:<15} {c['calls']:>5.2f}  {c['prompt_tokens']:>10.0f}  {c['completion_tokens']:>14.0f}  {c['latency_s']:>7.2f}" for r, c in s["cost_per_question"].items()]
+    out += [f"  {r:<15} {c['calls']:>5.2f}  {c['prompt_tokens']:>10.0f}  "
+            f"{c['completion_tokens']:>14.0f}  {c['latency_s']:>7.2f}"
+            for r, c in s["cost_per_question"].items()]
     out.append(f"  {'total':<15} {s['calls_per_question']:>5.2f}")
     return "\n".join(out)
