@@ -8,28 +8,32 @@ import hashlib, json, string, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint, config_to_dict, mmss,
-                            fields_with, read_jsonl_records, with_overrides)
+from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint,
+                            config_to_dict, mmss, fields_with, read_jsonl_records, with_overrides)
 from .models import ChatRequest, ScoreRequest, call_record, usage_totals
 from .online import OnlineMemory
 from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
-from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action, action_from_reply, clip_words,
-                               decompose_request, format_options, is_negation, negation_probes, repair_request, retrieve,
+from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action,
+                               action_from_reply, clip_words, decompose_request, format_options,
+                               is_negation, negation_probes, repair_request, retrieve,
                                screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
 from .readings import RunReadings, run_readings, select_by_form
 from .answerer import answer_letters, direct_input, frames_for_answer
+from .record import (OPERATIONAL_FIELDS, TRACE_FORMAT, backbone_of, run_fingerprint,
+                              trace_of)
 from typing import TYPE_CHECKING
-if TYPE_CHECKING:                       # for the annotations only; the loop takes any item and memory of these shapes
+# for the annotations only; the loop takes any item and memory of these shapes
+if TYPE_CHECKING:
     from reveal_nb.benchmarks import QAItem
     from reveal_nb.memory import OfflineMemory
-from .verifier import Verdict, gain_match_batch, norubric_batch, parse_selection, select_request, verify_batch
+from .verifier import (Verdict, gain_match_batch, norubric_batch, parse_selection,
+                                select_request, verify_batch)
 
 # %% auto #0
-__all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'Variant', 'memory_config',
-           'memory_levels', 'QuestionRun', 'start_run', 'followup_request', 'plan_round', 'joint_encoder',
-           'visual_candidates', 'merge_channels', 'execute_action', 'select_criteria', 'admit_round', 'judge', 'decide',
-           'answer_frames', 'read_directly', 'answer_batch', 'stop_reading', 'run_loop', 'run_fingerprint',
-           'backbone_of', 'trace_of']
+__all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'Variant', 'memory_config', 'memory_levels', 'QuestionRun', 'start_run',
+           'followup_request', 'plan_round', 'joint_encoder', 'visual_candidates', 'merge_channels', 'execute_action',
+           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'read_directly', 'answer_batch',
+           'stop_reading', 'run_loop']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -39,11 +43,13 @@ class Variant:
     retrieval: bool = True       # False: the direct baseline
     hierarchical: bool = True    # adaptive L1/L2/L3 memory (False: fixed chunks, L1 only)
     iterative: bool = True       # up to K rounds
-    online: bool = True          # online memory: dedup, planner feedback, query rejection, uniform sampling
+    # online memory: dedup, planner feedback, query rejection, uniform sampling
+    online: bool = True
     stop: str = "rubric"         # rubric | no_rubric | self | none
 
 VARIANTS = {v.name: v for v in (
-    Variant("direct", retrieval=False, hierarchical=False, iterative=False, online=False, stop="none"),
+    Variant("direct", retrieval=False, hierarchical=False, iterative=False, online=False,
+            stop="none"),
     Variant("m_base", hierarchical=False, iterative=False, online=False, stop="none"),
     Variant("iter", hierarchical=False, online=False, stop="self"),
     Variant("offmem", online=False, stop="self"),
@@ -53,11 +59,14 @@ VARIANTS = {v.name: v for v in (
     Variant("no_verify", stop="none"))}
 
 def memory_config(cfg: RevealConfig) -> RevealConfig:
-    "The config a variant's offline memory is built with (fixed chunks for the non-hierarchical ones)."
-    return cfg if VARIANTS[cfg.variant].hierarchical else with_overrides(cfg, {"segmentation": "fixed"})
+    """The config a variant's offline memory is built with (fixed chunks for the non-hierarchical
+    ones)."""
+    return (cfg if VARIANTS[cfg.variant].hierarchical
+            else with_overrides(cfg, {"segmentation": "fixed"}))
 
 def memory_levels(cfg: RevealConfig) -> int:
-    "How many levels a variant's offline memory needs: L1 alone for the flat variants, which never read L2 or L3."
+    """How many levels a variant's offline memory needs: L1 alone for the flat variants, which never
+    read L2 or L3."""
     return 3 if VARIANTS[cfg.variant].hierarchical else 1
 
 # %% ../nbs/12_loop.ipynb #6280cdde
@@ -84,7 +93,8 @@ class QuestionRun:
     stop_reason: str = ""   # the same, for a reader: with ρ against τ where there is one
     answer: dict = field(default_factory=dict)
     direct_input: dict | None = None     # what the direct baseline read (answerer.direct_input)
-    rubric_pool: dict = field(default_factory=dict)   # which pool the run's verifier chose criteria from
+    # which pool the run's verifier chose criteria from
+    rubric_pool: dict = field(default_factory=dict)
     direct_frames: list | None = None
 
     def finish(self, stop: str, reason: str):
@@ -93,22 +103,26 @@ class QuestionRun:
         self.done, self.stop, self.stop_reason = True, stop, reason
 
 def start_run(item, mem, cfg: RevealConfig, dim: int) -> QuestionRun:
-    """A fresh run, its memory seen from the question's time when it has one; without online memory, only
-    exact repeats are dropped (dedup threshold above any cosine)."""
+    """A fresh run, its memory seen from the question's time when it has one; without online memory,
+    only exact repeats are dropped (dedup threshold above any cosine)."""
     ocfg = cfg if VARIANTS[cfg.variant].online else with_overrides(cfg, {"dedup_cosine": 1.0})
-    horizon = (item.extra or {}).get("query_seconds")    # nothing recorded after the question is retrieved
+    # nothing recorded after the question is retrieved
+    horizon = (item.extra or {}).get("query_seconds")
     if mem is not None and horizon is not None: mem = mem.before(horizon)
     return QuestionRun(item, mem, OnlineMemory(item.question, item.options, ocfg, dim=dim))
 
 # %% ../nbs/12_loop.ipynb #6fc2da93
-FOLLOWUP_PROMPT = string.Template("Evidence so far:\n$evidence\n\nQuestion: $question\nOptions:\n$options\n\n"
-                                  "Write new search queries for what the evidence does not show yet.")
+FOLLOWUP_PROMPT = string.Template("Evidence so far:\n$evidence\n\nQuestion: $question\n"
+                                  "Options:\n$options\n\n"
+                                  "Write new search queries for what the evidence does not show "
+                                  "yet.")
 
 def followup_request(run: QuestionRun, cfg: RevealConfig) -> ChatRequest:
     "The planner call of the variants without online memory: new queries given the evidence itself."
     req = decompose_request(run.item.question, run.item.options, cfg)
-    req.messages[-1] = {"role": "user", "content": FOLLOWUP_PROMPT.substitute(evidence=run.om.evidence_text() or "(none)",
-                        question=run.item.question, options=format_options(run.item.options))}
+    req.messages[-1] = {"role": "user", "content": FOLLOWUP_PROMPT.substitute(
+        evidence=run.om.evidence_text() or "(none)", question=run.item.question,
+        options=format_options(run.item.options))}
     return req
 
 def plan_round(runs: list, t: int, llm, cfg: RevealConfig) -> list[Action]:
@@ -117,16 +131,21 @@ def plan_round(runs: list, t: int, llm, cfg: RevealConfig) -> list[Action]:
     actions, reqs, where = [None] * len(runs), [], []
     for i, r in enumerate(runs):
         if t == 0 and is_negation(r.item.question):
-            actions[i] = Action("Text Retrieval", negation_probes(r.item.question, r.item.options, cfg.decompose_query_words), source="negation probes")
+            actions[i] = Action("Text Retrieval", negation_probes(r.item.question, r.item.options,
+                                                                  cfg.decompose_query_words),
+                                source="negation probes")
             continue
         reqs.append(decompose_request(r.item.question, r.item.options, cfg) if t == 0 else
-                    repair_request(r.om.planner_view(), cfg) if v.online else followup_request(r, cfg))
+                    repair_request(r.om.planner_view(), cfg) if v.online else
+                    followup_request(r, cfg))
         where.append(i)
     for i, res in zip(where, llm.chat_batch(reqs, strict=False) if reqs else []):
         runs[i].calls.append(call_record(res))
         actions[i] = action_from_reply(res, cfg, "decomposer" if t == 0 else "planner")
-        if not v.online and actions[i].strategy == "Uniform Sampling":   # these variants have no uniform sampling: an unusable reply searches nothing
-            actions[i] = Action("Text Retrieval", [], source="fallback", fallback=actions[i].fallback)
+        # these variants have no uniform sampling: an unusable reply searches nothing
+        if not v.online and actions[i].strategy == "Uniform Sampling":
+            actions[i] = Action("Text Retrieval", [], source="fallback",
+                                fallback=actions[i].fallback)
     return actions
 
 # %% ../nbs/12_loop.ipynb #96d90238
@@ -138,12 +157,14 @@ def joint_encoder(cfg: RevealConfig):
         from reveal_nb.encoders import make_visual_encoder
         enc = make_visual_encoder(cfg)
         if not getattr(enc, "joint", False):
-            raise RevealInputError("config", "visual_encoder", f"{cfg.visual_encoder!r} cannot embed a text query")
+            raise RevealInputError("config", "visual_encoder",
+                                   f"{cfg.visual_encoder!r} cannot embed a text query")
         _JOINT_ENCODERS[cfg.visual_encoder] = enc
     return _JOINT_ENCODERS[cfg.visual_encoder]
 
 def visual_candidates(mem, queries: list[str], cfg: RevealConfig, encoder=None) -> list[dict]:
-    "L1 segments whose keyframes match the queries (top `top_k_l1` per query), best first, with every query that found them."
+    """L1 segments whose keyframes match the queries (top `top_k_l1` per query), best first, with
+    every query that found them."""
     hits = mem.search_visual((encoder or joint_encoder(cfg)).encode_texts(queries), cfg.top_k_l1)
     merged = {}
     for q, hs in zip(queries, hits):
@@ -154,15 +175,19 @@ def visual_candidates(mem, queries: list[str], cfg: RevealConfig, encoder=None) 
     return sorted(merged.values(), key=lambda c: -c["score"])
 
 def merge_channels(text: list[dict], visual: list[dict]) -> list[dict]:
-    "Text candidates with the visual ones merged in by rank (the i-th visual hit takes the i-th best text score)."
+    """Text candidates with the visual ones merged in by rank (the i-th visual hit takes the i-th
+    best text score)."""
     scale = sorted((c["score"] for c in text), reverse=True) or [0.0]
     out = {c["id"]: dict(c) for c in text}
     for i, h in enumerate(visual):
         if h["id"] in out:
             both = out[h["id"]]
-            both.update(found_by=both["found_by"] + [q for q in h["found_by"] if q not in both["found_by"]], visual_score=h["score"])
+            both.update(found_by=both["found_by"] + [q for q in h["found_by"]
+                                                     if q not in both["found_by"]],
+                        visual_score=h["score"])
             continue
-        out[h["id"]] = h | dict(score=scale[min(i, len(scale) - 1)], visual_score=h["score"], query=f"visual: {h['query']}")
+        out[h["id"]] = h | dict(score=scale[min(i, len(scale) - 1)], visual_score=h["score"],
+                                query=f"visual: {h['query']}")
     return sorted(out.values(), key=lambda c: -c["score"])
 
 # %% ../nbs/12_loop.ipynb #adaa08e2
@@ -174,12 +199,14 @@ def execute_action(run: QuestionRun, action: Action, enc, cfg: RevealConfig) -> 
     if action.strategy == "Text Retrieval" and action.queries:
         qv = enc.encode(action.queries)
         if v.online:
-            kept, action.rejected = screen_queries(action.queries, run.om.history, qv, run.om.vectors, cfg)
+            kept, action.rejected = screen_queries(action.queries, run.om.history, qv,
+                                                   run.om.vectors, cfg)
             qv = qv[[action.queries.index(q) for q in kept]] if kept else qv[:0]
         else: kept = action.queries
         if kept:
             cands = retrieve(run.mem, kept, qv, cfg, _levels(cfg))
-            if getattr(run.mem, "visual", None) is not None:          # the second channel (B.2), when the memory has one
+            # the second channel (B.2), when the memory has one
+            if getattr(run.mem, "visual", None) is not None:
                 cands = merge_channels(cands, visual_candidates(run.mem, kept, cfg))
             return cands, kept
         if not v.online: return [], []
@@ -189,24 +216,32 @@ def execute_action(run: QuestionRun, action: Action, enc, cfg: RevealConfig) -> 
     return [], []
 
 # %% ../nbs/12_loop.ipynb #0f7bc097
-def select_criteria(runs: list, llm, pool: RubricPool, enc, cfg: RevealConfig, readings: RunReadings | None = None):
-    "Verifier call 1 for the runs that have no criteria yet (one batch, or read from the question's form); kept for every later round."
+def select_criteria(runs: list, llm, pool: RubricPool, enc, cfg: RevealConfig,
+                    readings: RunReadings | None = None):
+    """Verifier call 1 for the runs that have no criteria yet (one batch, or read from the
+    question's form); kept for every later round."""
     readings = readings or run_readings(cfg, llm, enc)
     todo = [r for r in runs if r.criteria is None]
     if readings.selection == "question_form":
-        for r in todo: r.criteria, r.selection_note = select_by_form(r.item.question, pool, cfg.max_selected_criteria)
+        for r in todo:
+            r.criteria, r.selection_note = select_by_form(r.item.question, pool,
+                                                          cfg.max_selected_criteria)
     else:
-        for r, res in zip(todo, llm.chat_batch([select_request(r.item.question, r.item.options, pool, cfg) for r in todo], strict=False) if todo else []):
+        for r, res in zip(todo, llm.chat_batch(
+                [select_request(r.item.question, r.item.options, pool, cfg) for r in todo],
+                strict=False) if todo else []):
             r.calls.append(call_record(res))
             r.criteria, r.selection_note = parse_selection(res, pool)
     for r in todo: r.crit_vectors = enc.encode(criterion_texts(pool, r.criteria))
 
-def admit_round(run: QuestionRun, cands: list, queries: list, t: int, pool: RubricPool, cfg: RevealConfig):
-    "Cut candidates to rerank_k (rubric rerank under the rubric verifier) and admit the new ones; returns (admitted, kept)."
+def admit_round(run: QuestionRun, cands: list, queries: list, t: int, pool: RubricPool,
+                cfg: RevealConfig):
+    """Cut candidates to rerank_k (rubric rerank under the rubric verifier) and admit the new ones;
+    returns (admitted, kept)."""
     if queries == [UNIFORM]: kept = cands
     elif run.criteria is not None and VARIANTS[cfg.variant].stop == "rubric":
-        kept = rubric_rerank(cands, run.mem.vectors([c["id"] for c in cands]), run.crit_vectors, pool.weights(run.criteria),
-                             cfg.rerank_k, cfg.rerank_criterion_weight)
+        kept = rubric_rerank(cands, run.mem.vectors([c["id"] for c in cands]), run.crit_vectors,
+                             pool.weights(run.criteria), cfg.rerank_k, cfg.rerank_criterion_weight)
     else: kept = cands[:cfg.rerank_k]
     admitted = run.om.admit(kept, run.mem.vectors([c["id"] for c in kept]), round=t)
     run.om.record_attempts(queries, admitted)
@@ -219,37 +254,48 @@ def judge(runs: list, llm, pool: RubricPool, cfg: RevealConfig, enc=None,
     stop = VARIANTS[cfg.variant].stop
     if stop == "none": return [Verdict("none", False) for _ in runs]
     readings = readings or run_readings(cfg, llm, enc)
-    jobs = [dict(question=r.item.question, options=r.item.options, criteria=r.criteria if stop == "rubric" else None,
+    jobs = [dict(question=r.item.question, options=r.item.options,
+                 criteria=r.criteria if stop == "rubric" else None,
                  evidence=r.om.evidence_text(), cache=r.cache) for r in runs]
     if stop == "rubric": return verify_batch(llm, jobs, pool, cfg, enc=enc, readings=readings)
-    if readings.family == "likelihood": return gain_match_batch(llm, enc, jobs, None, cfg, readings.calibration, analyse=(stop == "no_rubric"))
+    if readings.family == "likelihood":
+        return gain_match_batch(llm, enc, jobs, None, cfg, readings.calibration,
+                                analyse=(stop == "no_rubric"))
     return norubric_batch(llm, jobs, keep_analysis=(stop == "no_rubric"))
 
 def decide(run: QuestionRun, verdict: Verdict, t: int, cfg: RevealConfig):
-    "Stop when sufficient, after one round for single-round variants, or at K rounds; else pass the analysis on."
+    """Stop when sufficient, after one round for single-round variants, or at K rounds; else pass
+    the analysis on."""
     variant = VARIANTS[cfg.variant]
     rubric = variant.stop == "rubric"
-    rho_vs_tau = f"rho {verdict.rho:.3f} {'>=' if verdict.sufficient else '<'} tau {cfg.tau}" if rubric else ""
+    rho_vs_tau = (f"rho {verdict.rho:.3f} {'>=' if verdict.sufficient else '<'} tau {cfg.tau}"
+                  if rubric else "")
     if verdict.sufficient and cfg.early_stop:
-        run.finish("sufficient", f"sufficient: {rho_vs_tau}" if rubric else f"{variant.stop} verifier: enough")
+        run.finish("sufficient",
+                   f"sufficient: {rho_vs_tau}" if rubric else f"{variant.stop} verifier: enough")
     elif not variant.iterative:
         run.finish("single_round", "single round")
     elif t + 1 >= cfg.max_rounds:
-        run.finish("budget", f"budget: {cfg.max_rounds} rounds" + (f", {rho_vs_tau}" if rubric else ""))
+        run.finish("budget",
+                   f"budget: {cfg.max_rounds} rounds" + (f", {rho_vs_tau}" if rubric else ""))
     run.om.set_missing(verdict.missing if variant.stop in ("rubric", "no_rubric") else "")
 
 # %% ../nbs/12_loop.ipynb #68fd2d49
 def answer_frames(run: QuestionRun, cfg: RevealConfig) -> list:
-    "The frames a vision-capable answerer gets for one run: the direct baseline's own, else those of its evidence spans."
+    """The frames a vision-capable answerer gets for one run: the direct baseline's own, else those
+    of its evidence spans."""
     if run.direct_frames is not None: return run.direct_frames
-    return frames_for_answer(run.item.video_path, run.mem.meta["duration"], run.om.covered_spans(), cfg)
+    return frames_for_answer(run.item.video_path, run.mem.meta["duration"],
+                             run.om.covered_spans(), cfg)
 
 def read_directly(run: QuestionRun, llm, cfg: RevealConfig):
-    """The direct baseline: no memory, no retrieval; the answerer reads `answerer.direct_input` (frames of the whole
-    video, or its caption track). Its pieces are never compared with each other, so no embedding is computed."""
+    """The direct baseline: no memory, no retrieval; the answerer reads `answerer.direct_input`
+    (frames of the whole video, or its caption track). Its pieces are never compared with each
+    other, so no embedding is computed."""
     d = direct_input(run.item, llm, cfg)
     run.direct_input, run.direct_frames = d["described"], d["images"]
-    run.om.admit(d["pieces"], np.zeros((len(d["pieces"]), run.om.vectors.shape[1]), np.float32), round=0)
+    run.om.admit(d["pieces"], np.zeros((len(d["pieces"]), run.om.vectors.shape[1]), np.float32),
+                 round=0)
     run.finish("direct", "direct: no retrieval")
 
 # %% ../nbs/12_loop.ipynb #ae6a3aff
@@ -257,8 +303,11 @@ def answer_batch(runs: list, llm, cfg: RevealConfig, enc=None, readings: RunRead
     "Fill run.answer for every run from its final evidence (one batched call)."
     readings = readings or run_readings(cfg, llm, enc)
     vlm = readings.answer == "generate" and getattr(llm, "is_vlm", False)
-    jobs = [dict(question=r.item.question, options=r.item.options, evidence=r.om.evidence_text(), cache=r.cache) for r in runs]
-    for r, a in zip(runs, answer_letters(llm, enc, cfg, jobs, readings, images=[answer_frames(r, cfg) for r in runs] if vlm else None)):
+    jobs = [dict(question=r.item.question, options=r.item.options, evidence=r.om.evidence_text(),
+                 cache=r.cache) for r in runs]
+    for r, a in zip(runs, answer_letters(
+            llm, enc, cfg, jobs, readings,
+            images=[answer_frames(r, cfg) for r in runs] if vlm else None)):
         r.calls += a.pop("calls"); r.answer = a
 
 # %% ../nbs/12_loop.ipynb #7745803c
@@ -269,69 +318,35 @@ def stop_reading(cfg: RevealConfig, readings: RunReadings) -> str:
 
 def _round_record(run, t, action, kept, admitted, verdict: Verdict) -> dict:
     return dict(round=t, action=asdict(action), candidates=len(kept),
-                admitted=[dict(id=e.id, level=e.level, start=e.start, end=e.end, source=e.source, found_by=e.found_by)
-                          for e in admitted],
+                admitted=[dict(id=e.id, level=e.level, start=e.start, end=e.end, source=e.source,
+                               found_by=e.found_by) for e in admitted],
                 evidence_size=len(run.om.evidence), verdict=verdict.record())
 
 # %% ../nbs/12_loop.ipynb #6061d23e
 def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
-    "Retrieve, verify and repair for every run (batched per step), then answer them all, with one family of readings."
+    """Retrieve, verify and repair for every run (batched per step), then answer them all, with one
+    family of readings."""
     variant, readings = VARIANTS[cfg.variant], run_readings(cfg, llm, enc)
     for r in runs:
         r.readings = readings.describe() | dict(stop=stop_reading(cfg, readings))
-        r.rubric_pool = dict(name=pool.name, source=pool.source, criteria=len(pool)) if variant.stop == "rubric" else {}
+        r.rubric_pool = (dict(name=pool.name, source=pool.source, criteria=len(pool))
+                         if variant.stop == "rubric" else {})
     if not variant.retrieval:
         for r in runs: read_directly(r, llm, cfg)
     for t in range(cfg.max_rounds if variant.iterative else 1):
         live = [r for r in runs if not r.done]
         if not live: break
-        actions = plan_round(live, t, llm, cfg)                                              # 1 plan
-        executed = [execute_action(r, a, enc, cfg) for r, a in zip(live, actions)]           # 2 retrieve,
-        if variant.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)    #   select criteria,
-        steps = [admit_round(r, c, q, t, pool, cfg) for r, (c, q) in zip(live, executed)]    #   rerank and admit
-        verdicts = judge(live, llm, pool, cfg, enc, readings)                                # 3 verify
+        # 1 plan
+        actions = plan_round(live, t, llm, cfg)
+        # 2 retrieve, select criteria, rerank and admit
+        executed = [execute_action(r, a, enc, cfg) for r, a in zip(live, actions)]
+        if variant.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)
+        steps = [admit_round(r, c, q, t, pool, cfg) for r, (c, q) in zip(live, executed)]
+        # 3 verify, then stop or repair
+        verdicts = judge(live, llm, pool, cfg, enc, readings)
         for r, a, (adm, kept), verdict in zip(live, actions, steps, verdicts):
             r.calls += verdict.calls
-            decide(r, verdict, t, cfg)                                                       #   stop or repair
+            decide(r, verdict, t, cfg)
             r.rounds.append(_round_record(r, t, a, kept, adm, verdict))
-    answer_batch(runs, llm, cfg, enc, readings)                                              # 4 answer
+    answer_batch(runs, llm, cfg, enc, readings)                                # 4 answer
     return runs
-
-# %% ../nbs/12_loop.ipynb #587de924
-OPERATIONAL_FIELDS = fields_with("operational")   # where files go and how calls are batched (marked in chapter 00a)
-
-TRACE_FORMAT = 3   # 3: a trace's `stop` field; every verdict has the fields of `Verdict`
-
-def _content(path) -> str:
-    "SHA-256 of a file that shapes results (a rubric pool, a calibration), or 'missing'. Both are a few kilobytes, so hashing each time is cheaper than trusting a coarse mtime."
-    from reveal_nb.core import sha256_file
-    p = Path(path)
-    return sha256_file(p)[:16] if p.is_file() else "missing"
-
-def run_fingerprint(cfg: RevealConfig) -> str:
-    """Fingerprint of the settings that can change a result (where files go and how calls are batched cannot), of the
-    rubric pool's and the readings calibration's *content* (a refitted calibration under the same name is another run),
-    and of TRACE_FORMAT."""
-    from dataclasses import fields
-    from reveal_nb.rubrics import starter_pool_path
-    from reveal_nb.readings import shipped_calibration_path
-    settings = config_fingerprint(cfg, [f.name for f in fields(cfg) if f.name not in OPERATIONAL_FIELDS])
-    files = f"pool {_content(cfg.rubric_pool or starter_pool_path())} calibration {_content(cfg.readings_calibration or shipped_calibration_path())}"
-    return hashlib.sha256(f"{settings} {files} trace format {TRACE_FORMAT}".encode()).hexdigest()[:12]
-
-def backbone_of(llm) -> dict:
-    "The backend and model a trace names; with a model per role (chapter 01c), every role's model too."
-    out = dict(backend=llm.name, model=llm.model_name)
-    return out | dict(roles=llm.roles()) if hasattr(llm, "roles") else out
-
-def trace_of(run: QuestionRun, cfg: RevealConfig, llm) -> dict:
-    "The JSON trace of one finished question."
-    it = run.item
-    return dict(qid=it.qid, benchmark=it.benchmark, video_id=it.video_id, type=(it.qtypes or ["?"])[0], question=it.question, options=it.options,
-                variant=cfg.variant, config_fingerprint=run_fingerprint(cfg), tau=cfg.tau, max_rounds=cfg.max_rounds, backbone=backbone_of(llm),
-                readings=run.readings | dict(answer=run.answer.get("reading")),
-                criteria=run.criteria, criteria_note=run.selection_note, rounds=run.rounds, n_rounds=len(run.rounds),
-                stop=run.stop, stop_reason=run.stop_reason, direct_input=run.direct_input, rubric_pool=run.rubric_pool,
-                missing_evidence=run.om.missing, final_evidence=[asdict(e) for e in run.om.evidence], rejected_evidence=run.om.rejected,
-                answer=run.answer.get("letter"), answer_detail=run.answer,
-                gold=it.answer, correct=(run.answer.get("letter") == it.answer) if it.answer else None, calls=run.calls)
