@@ -8,10 +8,12 @@ import json, os, time
 from collections import Counter
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, config_fingerprint, config_to_dict,
-                            mmss, paired_difference, read_jsonl_records, wilson)
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json,
+                            config_fingerprint, config_to_dict, mmss, paired_difference,
+                            read_jsonl_records, wilson)
 from .models import usage_totals
-from .loop import VARIANTS, memory_config, memory_levels, run_fingerprint, run_loop, start_run, trace_of
+from .loop import (VARIANTS, memory_config, memory_levels, run_fingerprint, run_loop,
+                            start_run, trace_of)
 from .readings import readings_line
 from .rubrics import pool_for
 
@@ -25,125 +27,171 @@ def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
 def _render_verdict(v: dict, tau: float) -> list[str]:
     if v.get("reading") == "none": return ["  verifier: none (single round)"]
     if not v.get("criteria"):
-        return [f"  verifier ({v['reading']}): {'enough' if v['sufficient'] else 'not enough'}" + (f"; missing: {v['missing']}" if v.get("missing") else "")]
+        return [f"  verifier ({v['reading']}): {'enough' if v['sufficient'] else 'not enough'}"
+                + (f"; missing: {v['missing']}" if v.get("missing") else "")]
     names = v["criteria"]
     out = [f"  verifier ({v['reading']}), criteria: {', '.join(names)}"]
     for o, row in v["scores"].items():
-        out.append(f"    {o}: " + "  ".join(f"{n[:18]}={row[n]:.2f}" for n in names) + f"  -> rho_{o} = {v['rho_by_option'][o]:.3f}")
-    out.append(f"  rho = {v['rho']:.3f} {'>=' if v['sufficient'] else '<'} tau = {tau} -> {'SUFFICIENT' if v['sufficient'] else 'insufficient'}"
-               + (f"; unknown: {', '.join(v['unknown_options'])}" if v.get("unknown_options") else ""))
+        out.append(f"    {o}: " + "  ".join(f"{n[:18]}={row[n]:.2f}" for n in names)
+                   + f"  -> rho_{o} = {v['rho_by_option'][o]:.3f}")
+    out.append(f"  rho = {v['rho']:.3f} {'>=' if v['sufficient'] else '<'} tau = {tau} -> "
+               f"{'SUFFICIENT' if v['sufficient'] else 'insufficient'}"
+               + (f"; unknown: {', '.join(v['unknown_options'])}"
+                  if v.get("unknown_options") else ""))
     if v.get("missing"): out.append(f"  missing evidence: {v['missing']}")
     return out
 
+# %% ../nbs/13_traces.ipynb #61851191
 def render_trace(t: dict, tau: float = 0.7, width: int = 100) -> str:
     "A readable, round-by-round rendering of one question's trace."
-    out = [f"{t['qid']} [{t['type']}] {t['question']}"] + [f"  {k}. {v}" + ("   <- gold" if k == t["gold"] else "") for k, v in t["options"].items()]
-    out.append(f"variant {t['variant']}, {t['backbone']['model']} ({t['backbone']['backend']}), readings: {readings_line(t['readings'])}")
+    out = [f"{t['qid']} [{t['type']}] {t['question']}"] + [
+        f"  {k}. {v}" + ("   <- gold" if k == t["gold"] else "") for k, v in t["options"].items()]
+    out.append(f"variant {t['variant']}, {t['backbone']['model']} ({t['backbone']['backend']}), "
+               f"readings: {readings_line(t['readings'])}")
     for r in t["rounds"]:
         a = r["action"]
         head = f"Round {r['round']}  {a['source']}: {a['strategy']}"
-        out.append(head + (": " + " | ".join(f'"{q}"' for q in a["queries"]) if a["queries"] else ""))
+        out.append(head + (": " + " | ".join(f'"{q}"' for q in a["queries"])
+                           if a["queries"] else ""))
         out += [f"  rejected \"{x['query']}\": {x['reason']}" for x in a["rejected"]]
         if a["fallback"]: out.append(f"  fallback to uniform sampling: {a['fallback']}")
-        out.append(f"  +{len(r['admitted'])} new evidence ({r['candidates']} candidates, cache {r['evidence_size']})")
-        out += [f"    L{e['level']} [{mmss(e['start'])}-{mmss(e['end'])}] from \"{_clip(e['source'], 40)}\"" for e in r["admitted"][:8]]
+        out.append(f"  +{len(r['admitted'])} new evidence ({r['candidates']} candidates, "
+                   f"cache {r['evidence_size']})")
+        out += [f"    L{e['level']} [{mmss(e['start'])}-{mmss(e['end'])}] "
+                f"from \"{_clip(e['source'], 40)}\"" for e in r["admitted"][:8]]
         out += _render_verdict(r["verdict"], tau)
         if r["gold_in_cache"]:
-            truly = {True: "sufficient", False: "not sufficient", None: "unknown"}[r.get("truly_sufficient")]
-            out.append(f"  gold evidence in cache: {sum(r['gold_in_cache'])}/{len(r['gold_in_cache'])} intervals; ground truth: {truly}")
+            truly = {True: "sufficient", False: "not sufficient",
+                     None: "unknown"}[r.get("truly_sufficient")]
+            out.append(f"  gold evidence in cache: "
+                       f"{sum(r['gold_in_cache'])}/{len(r['gold_in_cache'])} intervals; "
+                       f"ground truth: {truly}")
     mark = "" if t["correct"] is None else ("  (correct)" if t["correct"] else "  (wrong)")
     out.append(f"Stop: {t['stop_reason']}")
-    out.append(f"Answer: {t['answer']} (gold {t['gold']}){mark}" + (f"  gains {t['answer_detail']['gains']}" if t["answer_detail"].get("gains") else ""))
+    out.append(f"Answer: {t['answer']} (gold {t['gold']}){mark}"
+               + (f"  gains {t['answer_detail']['gains']}"
+                  if t["answer_detail"].get("gains") else ""))
     return "\n".join(_clip(l, width + 40) for l in out)
 
 # %% ../nbs/13_traces.ipynb #313483fa
 def _covered(intervals, spans) -> list[bool]:
-    "For each interval: does some span overlap it? (A moment [t, t]: does a span hold it, s <= t < e?)"
+    """For each interval: does some span overlap it? (A moment [t, t]: does a span hold it,
+    s <= t < e?)"""
     return [any(a < e and s < b or a == b and s <= a < e for s, e in spans) for a, b in intervals]
 
 def grade(trace: dict, item) -> dict:
-    "The trace with its ground-truth grading: per round gold_in_cache, misleading_in_cache, truly_sufficient; at the end gold_evidence, gold_in_final, truly_sufficient_final."
+    """The trace with its ground-truth grading: per round gold_in_cache, misleading_in_cache,
+    truly_sufficient; at the end gold_evidence, gold_in_final, truly_sufficient_final."""
     from reveal_nb.synth_truth import is_sufficient
     gold, misleading = item.evidence or [], item.misleading or []
     truly = lambda spans: is_sufficient(item, spans) if gold else None
     spans = []
     for r in trace["rounds"]:
         spans += [(a["start"], a["end"]) for a in r["admitted"] if a["level"] == 1]
-        r.update(gold_in_cache=_covered(gold, spans), misleading_in_cache=_covered(misleading, spans), truly_sufficient=truly(spans))
+        r.update(gold_in_cache=_covered(gold, spans),
+                 misleading_in_cache=_covered(misleading, spans), truly_sufficient=truly(spans))
     final = [(e["start"], e["end"]) for e in trace["final_evidence"] if e["level"] == 1]
-    graded = dict(gold_evidence=gold, gold_in_final=_covered(gold, final), truly_sufficient_final=truly(final))
-    keys = list(trace); at = keys.index("rejected_evidence") + 1         # graded fields sit after the evidence, as before
+    graded = dict(gold_evidence=gold, gold_in_final=_covered(gold, final),
+                  truly_sufficient_final=truly(final))
+    # graded fields sit after the evidence, as before
+    keys = list(trace); at = keys.index("rejected_evidence") + 1
     return {k: trace[k] for k in keys[:at]} | graded | {k: trace[k] for k in keys[at:]}
 
 # %% ../nbs/13_traces.ipynb #6c381ea5
 def _check_traces(path: Path, fp: str) -> dict:
     done = read_jsonl_records(path, key="qid")
     other = {t["config_fingerprint"] for t in done.values()} - {fp}
-    if other: raise RevealInputError(path, "config_fingerprint", f"written with another configuration ({sorted(other)[0]}, now {fp}); use another output folder")
+    if other: raise RevealInputError(path, "config_fingerprint",
+                                     f"written with another configuration ({sorted(other)[0]}, "
+                                     f"now {fp}); use another output folder")
     return done
 
 def work_units(items: list, batch: int) -> list[list]:
-    "Questions grouped by video (in order of first appearance), cut into batches of `batch`: the unit of work of every executor."
+    """Questions grouped by video (in order of first appearance), cut into batches of `batch`: the
+    unit of work of every executor."""
     groups = {}
     for it in items: groups.setdefault(it.video_id, []).append(it)
     return [g[i:i + batch] for g in groups.values() for i in range(0, len(g), batch)]
 
+# %% ../nbs/13_traces.ipynb #1a38b5b6
 def item_video(item):
-    "An item's video as the memory takes it: its file, or the folder's clips that start by `clips_until`."
+    """An item's video as the memory takes it: its file, or the folder's clips that start by
+    `clips_until`."""
     if not (item.video_path and Path(item.video_path).is_dir()): return item.video_path
     from reveal_nb.clips import day_clips
     return day_clips(item.video_path, until=(item.extra or {}).get("clips_until"))
 
 def unit_memory(item, cfg: RevealConfig, llm, enc, progress: bool = False):
-    """Build or load the offline memory of `item`'s video, with its subtitles and their offset, under the variant's memory settings.
+    """Build or load the offline memory of `item`'s video, with its subtitles and their offset,
+    under the variant's memory settings.
     With `progress`, a build shows its stages (decoding, captions, summaries) as progress bars."""
     from reveal_nb.memory import build_memory
     return build_memory(item_video(item), memory_config(cfg), captions=item.captions_path,
                         subtitles=item.subtitles_path,
-                        subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles") or 0.0), llm=llm, text_encoder=enc, progress=progress,
-                        levels=memory_levels(cfg))
+                        subtitles_offset=float(item.extra.get("starting_timestamp_for_subtitles")
+                                               or 0.0),
+                        llm=llm, text_encoder=enc, progress=progress, levels=memory_levels(cfg))
 
 def item_fingerprint(item, cfg: RevealConfig) -> str:
-    "What a trace answered: the question, its options, its gold letter, the video id and the video file's content."
+    """What a trace answered: the question, its options, its gold letter, the video id and the video
+    file's content."""
     import hashlib
     from reveal_nb.memory import cached_file_sha256, clips_sha256
-    video = cached_file_sha256(item.video_path, cfg) if item.video_path and Path(item.video_path).is_file() else None
+    video = (cached_file_sha256(item.video_path, cfg)
+             if item.video_path and Path(item.video_path).is_file() else None)
     if item.video_path and Path(item.video_path).is_dir():
         try: video = clips_sha256(item_video(item), cfg)
-        except RevealInputError: video = None     # no clips (yet): a variant reading no video still runs
-    return hashlib.sha256(json.dumps([item.question, item.options, item.answer, item.video_id, video]).encode()).hexdigest()[:16]
+        # no clips (yet): a variant reading no video still runs
+        except RevealInputError: video = None
+    return hashlib.sha256(json.dumps([item.question, item.options, item.answer, item.video_id,
+                                      video]).encode()).hexdigest()[:16]
 
 def answered_this(trace: dict, item, cfg: RevealConfig) -> bool:
-    "Whether a trace answered this version of the item (traces written before item fingerprints: by question, options and gold)."
+    """Whether a trace answered this version of the item (traces written before item fingerprints:
+    by question, options and gold)."""
     if "item_fingerprint" in trace: return trace["item_fingerprint"] == item_fingerprint(item, cfg)
-    return (trace.get("question"), trace.get("options"), trace.get("gold")) == (item.question, item.options, item.answer)
+    return ((trace.get("question"), trace.get("options"), trace.get("gold"))
+            == (item.question, item.options, item.answer))
 
-def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = None, progress: bool = False) -> list[dict]:
+# %% ../nbs/13_traces.ipynb #83075d36
+def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = None,
+             progress: bool = False) -> list[dict]:
     "The traces of one unit (questions of one video stepped together through the loop)."
     mems = {} if mems is None else mems
-    reads_memory = VARIANTS[cfg.variant].retrieval          # the direct baseline reads no memory, so none is built
-    if reads_memory and unit[0].video_id not in mems: mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc, progress)
+    # the direct baseline reads no memory, so none is built
+    reads_memory = VARIANTS[cfg.variant].retrieval
+    if reads_memory and unit[0].video_id not in mems:
+        mems[unit[0].video_id] = unit_memory(unit[0], cfg, llm, enc, progress)
     t0 = time.time()
-    runs = run_loop([start_run(it, mems.get(it.video_id), cfg, enc.dim) for it in unit], llm, enc, pool, cfg)
-    return [grade(trace_of(r, cfg, llm), r.item) | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit),
-                                                       item_fingerprint=item_fingerprint(r.item, cfg)) for r in runs]
+    runs = run_loop([start_run(it, mems.get(it.video_id), cfg, enc.dim) for it in unit],
+                    llm, enc, pool, cfg)
+    return [grade(trace_of(r, cfg, llm), r.item)
+            | dict(batch_seconds=round(time.time() - t0, 2), batch_size=len(unit),
+                   item_fingerprint=item_fingerprint(r.item, cfg)) for r in runs]
 
 def local_executor(units: list, cfg: RevealConfig, llm=None, enc=None, progress: bool = False):
-    "Run the units one after another in this process; yields each unit's traces as it finishes (with `progress`, memory builds show theirs)."
+    """Run the units one after another in this process; yields each unit's traces as it finishes
+    (with `progress`, memory builds show theirs)."""
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
     llm, enc, pool, mems = llm or make_llm(cfg), enc or make_text_encoder(cfg), pool_for(cfg), {}
     for u in units: yield run_unit(u, cfg, llm, enc, pool, mems, progress)
 
-def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, progress: bool = True, executor=None) -> list[dict]:
-    """Traces of `cfg.variant` on `items` (resumable: appends to out_dir/traces.jsonl as each unit finishes; one writer per folder).
-    `executor(units, cfg)` yields the traces of each unit; default: this process (`local_executor`)."""
+# %% ../nbs/13_traces.ipynb #c7258f0a
+def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, progress: bool = True,
+                executor=None) -> list[dict]:
+    """Traces of `cfg.variant` on `items` (resumable: appends to out_dir/traces.jsonl as each unit
+    finishes; one writer per folder).
+    `executor(units, cfg)` yields the traces of each unit; default: this process
+    (`local_executor`)."""
     from tqdm.auto import tqdm
     from filelock import FileLock, Timeout
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(out_dir / ".writer.lock"))
     try: lock.acquire(timeout=0)
-    except Timeout: raise RevealInputError(out_dir, "traces.jsonl", "another process is writing this run; wait for it to finish or use another output folder") from None
+    except Timeout:
+        raise RevealInputError(out_dir, "traces.jsonl", "another process is writing this run; "
+                               "wait for it to finish or use another output folder") from None
     try: return _run_variant(items, cfg, out_dir, llm, enc, progress, executor)
     finally: lock.release()
 
@@ -154,17 +202,20 @@ def _run_variant(items, cfg, out_dir, llm, enc, progress, executor):
     stale = [it.qid for it in items if it.qid in done and not answered_this(done[it.qid], it, cfg)]
     if stale:
         import sys
-        print(f"{path}: {len(stale)} trace(s) answered an earlier version of their question (text, options, gold or video), "
-              f"e.g. {stale[0]}; answering them again", file=sys.stderr)
+        print(f"{path}: {len(stale)} trace(s) answered an earlier version of their question "
+              f"(text, options, gold or video), e.g. {stale[0]}; answering them again",
+              file=sys.stderr)
         for q in stale: done.pop(q)
     todo = [it for it in items if it.qid not in done]
     if todo:
         units = work_units(todo, cfg.question_batch)
-        stream = executor(units, cfg) if executor else local_executor(units, cfg, llm, enc, progress)
+        stream = (executor(units, cfg) if executor
+                  else local_executor(units, cfg, llm, enc, progress))
         right = [bool(t["correct"]) for t in done.values() if t.get("correct") is not None]
         with tqdm(total=len(todo), desc=f"{cfg.variant} questions", disable=not progress) as bar:
             for traces in stream:
-                append_jsonl(path, traces); done.update((t["qid"], t) for t in traces); bar.update(len(traces))
+                append_jsonl(path, traces); done.update((t["qid"], t) for t in traces)
+                bar.update(len(traces))
                 right += [bool(t["correct"]) for t in traces if t.get("correct") is not None]
                 if right: bar.set_postfix(accuracy=f"{np.mean(right):.3f}", n=len(right))
     return [done[it.qid] for it in items]
@@ -175,11 +226,13 @@ def _per_question(traces, role_key):
     return {role: round(v[role_key] / len(traces), 2) for role, v in tot.items()}
 
 def stopped_sufficient(trace: dict) -> bool:
-    "Whether the run stopped because a verifier judged its evidence sufficient (not at the budget, not after one round)."
+    """Whether the run stopped because a verifier judged its evidence sufficient (not at the budget,
+    not after one round)."""
     return trace["stop"] == "sufficient"
 
 def summarize(traces: list[dict]) -> dict:
-    "Accuracy (overall and per type, with chance and n), rounds, calls and tokens per question by role, sufficiency, gold recall."
+    """Accuracy (overall and per type, with chance and n), rounds, calls and tokens per question by
+    role, sufficiency, gold recall."""
     if not traces: raise RevealInputError("traces", "traces", "no traces to summarise")
     by_type = {}
     for t in traces: by_type.setdefault(t["type"], []).append(t)
@@ -187,46 +240,65 @@ def summarize(traces: list[dict]) -> dict:
     chance = lambda ts: float(np.mean([1 / len(t["options"]) for t in ts]))
     rounds = [t["n_rounds"] for t in traces]
     recall = [np.mean(t["gold_in_final"]) for t in traces if t["gold_in_final"]]
-    truly = [t["truly_sufficient_final"] for t in traces if t.get("truly_sufficient_final") is not None]
+    truly = [t["truly_sufficient_final"] for t in traces
+             if t.get("truly_sufficient_final") is not None]
     k = sum(bool(t["correct"]) for t in traces)
-    return dict(variant=traces[0]["variant"], backbone=traces[0]["backbone"], readings=traces[0]["readings"],
-                rubric_pool=traces[0].get("rubric_pool") or None, n=len(traces),
-                accuracy=acc(traces), accuracy_95=wilson(k, len(traces)), chance=chance(traces),
-                correct={t["qid"]: bool(t["correct"]) for t in traces},
-                by_type={k: dict(n=len(v), accuracy=acc(v), chance=chance(v)) for k, v in sorted(by_type.items())},
-                mean_rounds=float(np.mean(rounds)), rounds_hist={k: rounds.count(k) for k in sorted(set(rounds))},
+    return dict(variant=traces[0]["variant"], backbone=traces[0]["backbone"],
+                readings=traces[0]["readings"], rubric_pool=traces[0].get("rubric_pool") or None,
+                n=len(traces), accuracy=acc(traces), accuracy_95=wilson(k, len(traces)),
+                chance=chance(traces), correct={t["qid"]: bool(t["correct"]) for t in traces},
+                by_type={k: dict(n=len(v), accuracy=acc(v), chance=chance(v))
+                         for k, v in sorted(by_type.items())},
+                mean_rounds=float(np.mean(rounds)),
+                rounds_hist={k: rounds.count(k) for k in sorted(set(rounds))},
                 sufficient_rate=float(np.mean([stopped_sufficient(t) for t in traces])),
                 stops={s: n for s, n in Counter(t["stop"] for t in traces).most_common()},
                 gold_recall=float(np.mean(recall)) if recall else None,
                 truly_sufficient_rate=float(np.mean(truly)) if truly else None,
-                calls_per_question=_per_question(traces, "calls"), prompt_tokens_per_question=_per_question(traces, "prompt_tokens"),
+                calls_per_question=_per_question(traces, "calls"),
+                prompt_tokens_per_question=_per_question(traces, "prompt_tokens"),
                 completion_tokens_per_question=_per_question(traces, "completion_tokens"))
 
 # %% ../nbs/13_traces.ipynb #806ad5fa
 def compare_table(summaries: dict) -> str:
-    """A plain-text table of several runs' summaries (columns = runs), then the first run minus each other one on the questions both
-    answered: the paired difference of accuracy, its bootstrap 95% interval and McNemar's exact p (chapter 00)."""
+    """A plain-text table of several runs' summaries (columns = runs), then the first run minus each
+    other one on the questions both answered: the paired difference of accuracy, its bootstrap 95%
+    interval and McNemar's exact p (chapter 00)."""
     names = list(summaries)
-    ci = lambda s: f"[{s['accuracy_95'][0]:.2f}, {s['accuracy_95'][1]:.2f}]" if "accuracy_95" in s else "-"
-    rows = [("questions", lambda s: f"{s['n']}"), ("accuracy", lambda s: f"{s['accuracy']:.3f}"), ("  95% interval", ci),
-            ("chance", lambda s: f"{s['chance']:.3f}")]
+    ci = lambda s: (f"[{s['accuracy_95'][0]:.2f}, {s['accuracy_95'][1]:.2f}]"
+                    if "accuracy_95" in s else "-")
+    rows = [("questions", lambda s: f"{s['n']}"), ("accuracy", lambda s: f"{s['accuracy']:.3f}"),
+            ("  95% interval", ci), ("chance", lambda s: f"{s['chance']:.3f}")]
     types = sorted({k for s in summaries.values() for k in s["by_type"]})
-    rows += [(f"  {k}", lambda s, k=k: f"{s['by_type'][k]['accuracy']:.2f} (n={s['by_type'][k]['n']})" if k in s["by_type"] else "-") for k in types]
-    rows += [("mean rounds", lambda s: f"{s['mean_rounds']:.2f}"), ("sufficient (verifier stop)", lambda s: f"{s['sufficient_rate']:.2f}"),
-             ("gold evidence recall", lambda s: "-" if s["gold_recall"] is None else f"{s['gold_recall']:.2f}"),
-             ("truly sufficient at the end", lambda s: "-" if s.get("truly_sufficient_rate") is None else f"{s['truly_sufficient_rate']:.2f}")]
+    rows += [(f"  {k}", lambda s, k=k: f"{s['by_type'][k]['accuracy']:.2f} "
+                                       f"(n={s['by_type'][k]['n']})" if k in s["by_type"] else "-")
+             for k in types]
+    rows += [("mean rounds", lambda s: f"{s['mean_rounds']:.2f}"),
+             ("sufficient (verifier stop)", lambda s: f"{s['sufficient_rate']:.2f}"),
+             ("gold evidence recall",
+              lambda s: "-" if s["gold_recall"] is None else f"{s['gold_recall']:.2f}"),
+             ("truly sufficient at the end",
+              lambda s: "-" if s.get("truly_sufficient_rate") is None
+              else f"{s['truly_sufficient_rate']:.2f}")]
     roles = sorted({r for s in summaries.values() for r in s["calls_per_question"]})
-    rows += [(f"calls/q {r}", lambda s, r=r: f"{s['calls_per_question'].get(r, 0):.2f}") for r in roles]
+    rows += [(f"calls/q {r}", lambda s, r=r: f"{s['calls_per_question'].get(r, 0):.2f}")
+             for r in roles]
     rows += [("calls/q total", lambda s: f"{sum(s['calls_per_question'].values()):.2f}")]
-    rows += [(f"tokens/q {r} (in/out)", lambda s, r=r: f"{s['prompt_tokens_per_question'].get(r, 0):.0f}/{s['completion_tokens_per_question'].get(r, 0):.0f}") for r in roles]
+    rows += [(f"tokens/q {r} (in/out)",
+              lambda s, r=r: f"{s['prompt_tokens_per_question'].get(r, 0):.0f}/"
+                             f"{s['completion_tokens_per_question'].get(r, 0):.0f}") for r in roles]
     w = max(len(r[0]) for r in rows) + 2
     lines = [" " * w + "".join(f"{n:>18}" for n in names)]
-    lines += [f"{label:<{w}}" + "".join(f"{fn(summaries[n]):>18}" for n in names) for label, fn in rows]
+    lines += [f"{label:<{w}}" + "".join(f"{fn(summaries[n]):>18}" for n in names)
+              for label, fn in rows]
     first = summaries[names[0]]
     for n in names[1:]:
         both = [q for q in first.get("correct", {}) if q in summaries[n].get("correct", {})]
         if not both: continue
-        d = paired_difference([first["correct"][q] for q in both], [summaries[n]["correct"][q] for q in both])
-        lines.append(f"{names[0]} - {n}: {d['difference']:+.3f} on {d['n']} paired questions, 95% interval [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
-                     f"right only in {names[0]} {d['only_a']}, only in {n} {d['only_b']}, McNemar p = {d['mcnemar_p']:.3f}")
+        d = paired_difference([first["correct"][q] for q in both],
+                              [summaries[n]["correct"][q] for q in both])
+        lines.append(f"{names[0]} - {n}: {d['difference']:+.3f} on {d['n']} paired questions, "
+                     f"95% interval [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
+                     f"right only in {names[0]} {d['only_a']}, only in {n} {d['only_b']}, "
+                     f"McNemar p = {d['mcnemar_p']:.3f}")
     return "\n".join(lines)
