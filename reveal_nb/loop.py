@@ -15,7 +15,7 @@ from .online import OnlineMemory
 from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
 from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action,
                                action_from_reply, clip_words, decompose_request, format_options,
-                               is_negation, negation_probes, repair_request, retrieve,
+                               is_negation, merge_hits, negation_probes, repair_request, retrieve,
                                screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
 from .readings import RunReadings, run_readings, select_by_form
 from .answerer import answer_letters, direct_input, frames_for_answer
@@ -165,14 +165,8 @@ def joint_encoder(cfg: RevealConfig):
 def visual_candidates(mem, queries: list[str], cfg: RevealConfig, encoder=None) -> list[dict]:
     """L1 segments whose keyframes match the queries (top `top_k_l1` per query), best first, with
     every query that found them."""
-    hits = mem.search_visual((encoder or joint_encoder(cfg)).encode_texts(queries), cfg.top_k_l1)
-    merged = {}
-    for q, hs in zip(queries, hits):
-        for h in hs:
-            m = merged.setdefault(h["id"], h | dict(found_by=[], score=-np.inf))
-            if q not in m["found_by"]: m["found_by"].append(q)
-            if h["score"] > m["score"]: m.update(score=h["score"], query=q)
-    return sorted(merged.values(), key=lambda c: -c["score"])
+    return merge_hits(queries, mem.search_visual((encoder or joint_encoder(cfg)).encode_texts(queries),
+                                                 cfg.top_k_l1))
 
 def merge_channels(text: list[dict], visual: list[dict]) -> list[dict]:
     """Text candidates with the visual ones merged in by rank (the i-th visual hit takes the i-th
@@ -288,11 +282,13 @@ def answer_frames(run: QuestionRun, cfg: RevealConfig) -> list:
     return frames_for_answer(run.item.video_path, run.mem.meta["duration"],
                              run.om.covered_spans(), cfg)
 
-def read_directly(run: QuestionRun, llm, cfg: RevealConfig):
+def read_directly(run: QuestionRun, llm, cfg: RevealConfig, read: dict | None = None):
     """The direct baseline: no memory, no retrieval; the answerer reads `answerer.direct_input`
-    (frames of the whole video, or its caption track). Its pieces are never compared with each
-    other, so no embedding is computed."""
-    d = direct_input(run.item, llm, cfg)
+    (frames of the whole video, or its caption track), read once per video into `read`. Its pieces
+    are never compared with each other, so no embedding is computed."""
+    it, read = run.item, {} if read is None else read
+    key = (it.video_path, it.captions_path, it.subtitles_path)
+    d = read[key] if key in read else read.setdefault(key, direct_input(it, llm, cfg))
     run.direct_input, run.direct_frames = d["described"], d["images"]
     run.om.admit(d["pieces"], np.zeros((len(d["pieces"]), run.om.vectors.shape[1]), np.float32),
                  round=0)
@@ -332,7 +328,8 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
         r.rubric_pool = (dict(name=pool.name, source=pool.source, criteria=len(pool))
                          if variant.stop == "rubric" else {})
     if not variant.retrieval:
-        for r in runs: read_directly(r, llm, cfg)
+        read = {}
+        for r in runs: read_directly(r, llm, cfg, read)
     for t in range(cfg.max_rounds if variant.iterative else 1):
         live = [r for r in runs if not r.done]
         if not live: break

@@ -14,7 +14,7 @@ from .models import ChatRequest
 __all__ = ['DECOMPOSE_SYSTEM', 'DECOMPOSE_EXAMPLE', 'QUESTION_PROMPT', 'REPAIR_SYSTEM', 'REPAIR_PROMPT', 'REPAIR_EXAMPLE',
            'STRATEGIES', 'UNIFORM', 'format_options', 'decompose_request', 'clip_words', 'is_negation',
            'negation_probes', 'repair_request', 'Action', 'action_from_reply', 'words_of', 'jaccard', 'screen_queries',
-           'retrieve', 'uniform_unvisited']
+           'retrieve', 'merge_hits', 'uniform_unvisited']
 
 # %% ../nbs/10_planner.ipynb #778f8755
 DECOMPOSE_SYSTEM = string.Template(
@@ -176,10 +176,13 @@ def screen_queries(queries, history, query_vectors, evidence_vectors, cfg: Revea
 
 # %% ../nbs/10_planner.ipynb #03f4b0fb
 def retrieve(mem, queries: list, query_vectors, cfg: RevealConfig, levels=(1, 2, 3)) -> list[dict]:
-    """Search every query, merge hits by item id (best score kept, all finders in found_by), best
-    first."""
+    "Search every query and merge the hits (`merge_hits`), best first."
+    return merge_hits(queries, mem.search_text(query_vectors, cfg, levels) if queries else [])
+
+def merge_hits(queries: list, hits_per_query: list) -> list[dict]:
+    "Hits of several queries merged by item id (best score kept, all finders in found_by), best first."
     merged = {}
-    for q, hits in zip(queries, mem.search_text(query_vectors, cfg, levels) if queries else []):
+    for q, hits in zip(queries, hits_per_query):
         for h in hits:
             m = merged.setdefault(h["id"], h | dict(found_by=[], score=-np.inf))
             if q not in m["found_by"]: m["found_by"].append(q)

@@ -18,9 +18,9 @@ from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir)
 
 # %% auto #0
 __all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'stale_windows', 'refresh_windows',
-           'report_items', 'project_root', 'Report', 'report_config', 'report_setup', 'report_label', 'chance_note',
-           'figures_pool', 'reports_dir', 'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan',
-           'prefetch_runs']
+           'report_items', 'project_root', 'Report', 'report_config', 'in_project', 'report_setup', 'report_label',
+           'chance_note', 'figures_pool', 'reports_dir', 'titled', 'run_reports', 'probe_config', 'declared_parameters',
+           'report_plan', 'prefetch_runs']
 
 # %% ../nbs/16a_reports.ipynb #7358684c
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -152,14 +152,17 @@ def report_config(overrides) -> RevealConfig:
     applied."""
     return with_overrides(RevealConfig(), list(overrides or []), source="overrides")
 
+def in_project(path) -> Path:
+    "A parameter's path: as given when absolute, else inside the project folder."
+    return Path(path) if Path(path).is_absolute() else project_root() / path
+
 def report_setup(ns: dict) -> Report:
     "Config, questions, run and output folders from a report notebook's parameters (`globals()`)."
     missing = [k for k in REPORT_PARAMETERS if k not in ns]
     if missing:
         raise RevealInputError("parameters", missing[0],
                                "every report notebook defines " + ", ".join(REPORT_PARAMETERS))
-    base = project_root()
-    at = lambda p: Path(p) if Path(p).is_absolute() else base / p
+    at = in_project
     cfg = report_config(ns["overrides"])
     splits = [s.strip() for s in str(ns["splits"]).split(",") if s.strip()]
     items = report_items(ns["bench"], at(ns["root"]), size=ns["size"], limit=ns["limit"], cfg=cfg,
@@ -203,12 +206,10 @@ def figures_pool(choice: str, params: dict, progress: bool = True) -> str:
                                "or 'starter'")
     cfg = with_overrides(report_config(params["overrides"]),
                          {"construct_teacher": "ground_truth", "rubric_pool": ""})
-    root = (Path(params["root"]) if Path(params["root"]).is_absolute()
-            else project_root() / params["root"])
-    out = Path(params["runs"]) / f"pool-dev-{run_fingerprint(cfg)[:10]}"
-    out = out if out.is_absolute() else project_root() / out
+    out = in_project(params["runs"]) / f"pool-dev-{run_fingerprint(cfg)[:10]}"
     if not (out / "report.json").exists():
-        items = report_items("reveal-synth", root, size=params["size"], cfg=cfg, splits=["dev"])
+        items = report_items("reveal-synth", in_project(params["root"]), size=params["size"], cfg=cfg,
+                             splits=["dev"])
         construct_pool(items, cfg, out, bench="reveal-synth", split="dev", progress=progress)
     return _relative(out / "rubric_pool.yaml")
 

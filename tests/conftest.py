@@ -9,6 +9,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory):
+    "reveal-synth `tiny`, generated once per test module that reads it (a module that changes it makes its own)."
+    from reveal_nb.synth import generate
+    root = tmp_path_factory.mktemp("synth")
+    generate(root, "tiny", progress=False)
+    return root
+
 # The vLLM and open_clip tests run in their own environments (`make test` runs them there);
 # elsewhere they are not collected.
 import importlib.util as _util

@@ -6,7 +6,6 @@ import json, shutil, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 from reveal_nb.core import RevealConfig, with_overrides, read_jsonl_records
-from reveal_nb.synth import generate
 from reveal_nb.benchmarks import load_reveal_synth, load_benchmark
 from reveal_nb.evaluate import evaluate, ray_executor
 from reveal_nb.loop import memory_config, memory_levels
@@ -23,13 +22,6 @@ CFG = with_overrides(RevealConfig(), {"question_batch": 1, "max_rounds": 2})
 def untimed(t):
     "A trace without wall-clock fields and without the mark of replies read from the reply cache."
     return {k: v for k, v in t.items() if k not in ("batch_seconds", "calls")} | dict(calls=[{k: v for k, v in c.items() if k not in ("latency_s", "cached")} for c in t["calls"]])
-
-
-@pytest.fixture(scope="module")
-def synth(tmp_path_factory):
-    root = tmp_path_factory.mktemp("synth") / "tiny"
-    generate(root, "tiny", progress=False)
-    return root
 
 
 @pytest.fixture(scope="module")

@@ -4,18 +4,10 @@ must end with exactly one record per id, identical to an uninterrupted run (slow
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
-from reveal_nb.synth import generate
 
 pytestmark = pytest.mark.slow
 CLI = [str(Path(sys.executable).parent / "reveal-nb")]
 VID = "synth-tiny-test-000"
-
-
-@pytest.fixture(scope="module")
-def synth(tmp_path_factory):
-    root = tmp_path_factory.mktemp("synth")
-    generate(root, "tiny", progress=False)
-    return root
 
 
 # Short summaries (about 30 words, so at most 64 generated tokens each): the L2/L3 summaries are most of a memory build's

@@ -17,14 +17,6 @@ VID = "synth-tiny-test-000"
 
 
 @pytest.fixture(scope="module")
-def synth(tmp_path_factory):
-    from reveal_nb.synth import generate
-    root = tmp_path_factory.mktemp("synth")
-    generate(root, "tiny", progress=False)
-    return root
-
-
-@pytest.fixture(scope="module")
 def enc():
     from reveal_nb.encoders import make_text_encoder
     return make_text_encoder(RevealConfig())
