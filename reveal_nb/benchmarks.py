@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, random, re, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from .core import RevealInputError
+from .core import RevealInputError, read_utf8
 from .manifests import manifest_dir, read_manifest, check_local_copy
 _all_ = ["manifest_dir", "read_manifest", "check_local_copy"]
 
@@ -99,7 +99,7 @@ def _read_jsonl(path):
     path = Path(path)
     if not path.exists(): raise RevealInputError(path, "file", "not found")
     out = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    for n, line in enumerate(read_utf8(path).splitlines(), 1):
         if not line.strip(): continue
         try: out.append(json.loads(line))
         except json.JSONDecodeError as e:

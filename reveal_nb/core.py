@@ -14,7 +14,7 @@ _all_ = ["RevealInputError", "RevealConfig", "coerce_field", "with_overrides",
          "fields_with", "describe_config"]
 
 # %% auto #0
-__all__ = ['atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file',
+__all__ = ['atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_utf8',
            'read_jsonl_records', 'append_jsonl', 'exclusive_lock', 'cache_root', 'wilson', 'paired_difference', 'auroc',
            'RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters',
            'config_to_dict', 'config_from_dict', 'config_fingerprint', 'fields_with', 'describe_config']
@@ -60,6 +60,11 @@ def require_file(path, field: str) -> Path:
     return path
 
 # %% ../nbs/00_core.ipynb #237088c4
+def read_utf8(path) -> str:
+    "The text of a file a user gave, or one line naming it when it is not UTF-8."
+    try: return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError: raise RevealInputError(path, "file", "not UTF-8 text") from None
+
 def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
     """{record[key]: record} from a JSONL file. A last line that does not parse (cut off by a killed
     writer) is skipped; a bad line before it is skipped with a warning; a line that is not an object
@@ -69,8 +74,7 @@ def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
     out, path = {}, Path(path)
     if not path.exists(): return out
     if path.is_dir(): raise RevealInputError(path, "file", "is a folder; give a .jsonl file")
-    try: lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError: raise RevealInputError(path, "file", "not UTF-8 text") from None
+    lines = read_utf8(path).splitlines()
     for n, line in enumerate(lines, 1):
         if not line.strip(): continue
         try: rec = json.loads(line)

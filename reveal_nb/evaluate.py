@@ -13,7 +13,7 @@ from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_wri
 from .benchmarks import QAItem
 from .scoring import official_reply, score
 from .models import usage_totals
-from .traces import run_variant, run_unit, summarize, _check_traces
+from .traces import read_traces, run_variant, run_unit, summarize, _check_traces
 from .loop import VARIANTS
 from .rubrics import pool_for
 
@@ -59,7 +59,7 @@ def merge_shards(shard_dirs: list, out_dir) -> Path:
         if not path.exists():
             raise RevealInputError(path, "file",
                                    "not found: is this a shard folder of `reveal-nb eval`?")
-        traces = read_jsonl_records(path, key="qid", on_repeat=_one_trace_per_version(path))
+        traces = read_traces(path, on_repeat=_one_trace_per_version(path))
         for q, t in traces.items():
             if q in merged: raise RevealInputError(path, "qid", f"{q} is in more than one shard")
             merged[q] = t; fps.add(t["config_fingerprint"])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import numpy as np
 import yaml
-from .core import RevealConfig, RevealInputError
+from .core import RevealConfig, RevealInputError, read_utf8
 
 # %% auto #0
 __all__ = ['SCORE_LEVELS', 'QUESTION_KINDS', 'MAX_POOL_BYTES', 'Criterion', 'RubricPool', 'load_pool', 'save_pool',
@@ -90,13 +90,12 @@ def load_pool(path) -> RubricPool:
         raise RevealInputError(path, "file", f"{path.stat().st_size:,} bytes; "
                                              f"a rubric pool is at most {MAX_POOL_BYTES:,}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path)
         # anchors could expand to billions of nodes
         if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text)):
             raise RevealInputError(path, "file",
                                    "uses YAML anchors and aliases; write every criterion out")
         raw = yaml.safe_load(text)
-    except UnicodeDecodeError: raise RevealInputError(path, "file", "not UTF-8 text") from None
     except yaml.YAMLError as e:
         raise RevealInputError(path, "file", f"not valid YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(raw, dict):

@@ -18,8 +18,8 @@ from .readings import readings_line
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['render_trace', 'grade', 'work_units', 'item_video', 'unit_memory', 'item_fingerprint', 'answered_this', 'run_unit',
-           'local_executor', 'run_variant', 'stopped_sufficient', 'summarize', 'compare_table']
+__all__ = ['render_trace', 'grade', 'read_traces', 'work_units', 'item_video', 'unit_memory', 'item_fingerprint', 'answered_this',
+           'run_unit', 'local_executor', 'run_variant', 'stopped_sufficient', 'summarize', 'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
 def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
@@ -98,8 +98,16 @@ def grade(trace: dict, item) -> dict:
     return {k: trace[k] for k in keys[:at]} | graded | {k: trace[k] for k in keys[at:]}
 
 # %% ../nbs/13_traces.ipynb #6c381ea5
+def read_traces(path, on_repeat=None) -> dict:
+    "{qid: trace} of a traces.jsonl; a record without its run's `config_fingerprint` is one line."
+    done = read_jsonl_records(path, key="qid", on_repeat=on_repeat)
+    bad = next((q for q, t in done.items() if "config_fingerprint" not in t), None)
+    if bad is not None: raise RevealInputError(path, f"{bad}.config_fingerprint",
+                                               "missing: not a trace of `reveal-nb eval` or `demo`")
+    return done
+
 def _check_traces(path: Path, fp: str) -> dict:
-    done = read_jsonl_records(path, key="qid")
+    done = read_traces(path)
     other = {t["config_fingerprint"] for t in done.values()} - {fp}
     if other: raise RevealInputError(path, "config_fingerprint",
                                      f"written with another configuration ({sorted(other)[0]}, "

@@ -293,3 +293,21 @@ def test_a_missing_rubric_pool_is_reported_before_any_work(tmp_path):
                               "--set", f"rubric_pool={tmp_path / 'nowhere.yaml'}", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 2 and "nowhere.yaml" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert not out.exists()                                 # nothing started: no run folder, no model loaded for it
+
+
+def test_traces_without_their_fingerprint_and_non_utf8_annotations_are_one_line(tmp_path):
+    "Item 8: resuming or merging traces that lack config_fingerprint; an annotation file that is not UTF-8."
+    shard = tmp_path / "shard"; shard.mkdir()
+    (shard / "traces.jsonl").write_text('{"qid": "q1", "answer": "A"}\n')
+    r = subprocess.run(CLI + ["merge-shards", str(shard), "--out", str(tmp_path / "m")], capture_output=True, text=True)
+    assert r.returncode == 2 and "q1.config_fingerprint" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    data = tmp_path / "data"; generate(data, "tiny", progress=False)
+    run = tmp_path / "run"; run.mkdir(); (run / "traces.jsonl").write_text('{"qid": "q1", "answer": "A"}\n')
+    r = subprocess.run(CLI + ["eval", "--bench", "reveal-synth", "--root", str(data), "--limit", "1", "--out", str(run)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "config_fingerprint" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    with open(data / "annotations" / "test.jsonl", "ab") as f: f.write(b'\xff\xfe{"qid": 1}\n')
+    r = subprocess.run(CLI + ["eval", "--bench", "reveal-synth", "--root", str(data), "--limit", "1", "--out",
+                              str(tmp_path / "run2")], capture_output=True, text=True)
+    assert r.returncode == 2 and "test.jsonl" in r.stderr and "not UTF-8" in r.stderr and "Traceback" not in r.stderr, \
+        r.stderr[-2000:]
