@@ -252,7 +252,8 @@ def _cmd_figures(a, cfg):
         raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as "
                                "--set KEY=VALUE (they reach every report notebook)")
     params = dict(bench=a.bench, root=a.root or f"data/reveal-synth-{a.size}", size=a.size,
-                  splits=a.splits, limit=a.limit, runs=a.runs, out=a.out, overrides=list(a.sets))
+                  splits=a.splits, seeds=a.seeds, limit=a.limit, runs=a.runs, out=a.out,
+                  overrides=list(a.sets))
     for p in a.params:
         k, sep, v = p.partition("=")
         if not sep:

@@ -5,7 +5,7 @@
 # %% ../nbs/16a_reports.ipynb #a9a9110d
 from __future__ import annotations
 import io, json, math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 import matplotlib
 import numpy as np
@@ -18,9 +18,9 @@ from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir)
 
 # %% auto #0
 __all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'stale_windows', 'refresh_windows',
-           'report_items', 'project_root', 'Report', 'report_config', 'in_project', 'report_setup', 'report_label',
-           'chance_note', 'figures_pool', 'reports_dir', 'titled', 'run_reports', 'probe_config', 'declared_parameters',
-           'report_plan', 'prefetch_runs']
+           'seed_root', 'seeded', 'report_items', 'project_root', 'Report', 'report_config', 'parse_seeds',
+           'in_project', 'report_setup', 'report_label', 'chance_note', 'figures_pool', 'reports_dir', 'titled',
+           'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
 
 # %% ../nbs/16a_reports.ipynb #7358684c
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -108,18 +108,34 @@ def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
     return [p.name for p in changed]
 
 # %% ../nbs/16a_reports.ipynb #e7180d9d
+def seed_root(root, seed: int, first: int = 0) -> Path:
+    "Where reveal-synth of `seed` lives beside `root` (which holds seed `first`): ROOT-seed{seed}."
+    return Path(root) if seed == first else Path(f"{root}-seed{seed}")
+
+def seeded(item, seed: int):
+    "The item with its qid and video id marked by seed, so that questions of several seeds stay apart."
+    return replace(item, qid=f"seed{seed}-{item.qid}", video_id=f"seed{seed}-{item.video_id}")
+
 def report_items(bench: str, root, split: str = "test", size: str = "mini",
                  limit: int | None = None, cfg: RevealConfig | None = None,
-                 splits: list | None = None) -> list:
+                 splits: list | None = None, seeds: list | None = None) -> list:
     """The questions a report runs on: `bench` from `root` (reveal-synth generated there if missing
-    or out of date), first `limit`."""
+    or out of date; with several `seeds`, each one's beside it, `seed_root`), first `limit`."""
     from reveal_nb.benchmarks import load_benchmark
     if limit is not None and limit < 1:
         raise RevealInputError("parameters", "limit",
                                f"{limit} questions: give at least 1 (or None for all)")
+    cfg = cfg or RevealConfig()
+    if seeds and (bench != "reveal-synth" or len(set(seeds)) != len(seeds)):
+        raise RevealInputError("parameters", "seeds", f"{seeds}: distinct seeds, and only for "
+                               "reveal-synth (a real benchmark has one copy)")
+    if bench == "reveal-synth" and seeds and len(seeds) > 1:
+        return [seeded(it, s) for s in seeds
+                for it in report_items(bench, seed_root(root, s, cfg.seed), split, size, None,
+                                       with_overrides(cfg, {"seed": s}), splits)][:limit]
     if bench == "reveal-synth":
         from reveal_nb.synth import ensure_generated
-        ensure_generated(root, size, cfg or RevealConfig(), progress=False)
+        ensure_generated(root, size, cfg, progress=False)
         items = [it for s in (splits or [split]) for it in load_benchmark(bench, root, split=s)]
     else:
         items = load_benchmark(bench, root)
@@ -127,7 +143,7 @@ def report_items(bench: str, root, split: str = "test", size: str = "mini",
     return items[:limit]
 
 # %% ../nbs/16a_reports.ipynb #e2d38d1c
-REPORT_PARAMETERS = ("bench", "root", "size", "splits", "limit", "runs", "out", "overrides",
+REPORT_PARAMETERS = ("bench", "root", "size", "splits", "seeds", "limit", "runs", "out", "overrides",
                      "variants")
 
 def project_root(start=None) -> Path:
@@ -152,6 +168,13 @@ def report_config(overrides) -> RevealConfig:
     applied."""
     return with_overrides(RevealConfig(), list(overrides or []), source="overrides")
 
+def parse_seeds(text) -> list[int]:
+    "The `seeds` parameter ('0,1,2'; '' = the config's seed alone) as a list of whole numbers."
+    try: return [int(s) for s in str(text or "").split(",") if s.strip()]
+    except ValueError:
+        raise RevealInputError("parameters", "seeds",
+                               f"{text!r}: give whole numbers separated by commas, e.g. 0,1,2") from None
+
 def in_project(path) -> Path:
     "A parameter's path: as given when absolute, else inside the project folder."
     return Path(path) if Path(path).is_absolute() else project_root() / path
@@ -166,7 +189,7 @@ def report_setup(ns: dict) -> Report:
     cfg = report_config(ns["overrides"])
     splits = [s.strip() for s in str(ns["splits"]).split(",") if s.strip()]
     items = report_items(ns["bench"], at(ns["root"]), size=ns["size"], limit=ns["limit"], cfg=cfg,
-                         splits=splits)
+                         splits=splits, seeds=parse_seeds(ns["seeds"]))
     params = ({k: ns[k] for k in REPORT_PARAMETERS}
               | {k: ns[k] for k in ns.get("_extra_parameters", ())})
     return Report(cfg, items, at(ns["runs"]), at(ns["out"]), Models(cfg), params)
@@ -176,7 +199,9 @@ def report_label(rep: Report, run: Run) -> str:
     """The line every figure carries: benchmark, questions, backbone, the rubric pool (for a run
     that verifies with one), n."""
     b, pool = run.traces[0]["backbone"], run.traces[0].get("rubric_pool")
+    seeds = parse_seeds(rep.parameters.get("seeds"))
     where = (f"{rep.items[0].benchmark} {rep.parameters['size']} {rep.parameters['splits']}"
+             + (f" (seeds {','.join(map(str, seeds))})" if len(seeds) > 1 else "")
              if rep.items[0].benchmark == "reveal-synth" else rep.items[0].benchmark)
     return (f"{where} · backbone {Path(str(b['model'])).name} ({b['backend']})"
             + (f" · pool {pool['name']}" if pool else "") + f" · n = {len(run.traces)}")
