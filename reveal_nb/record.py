@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict
 from pathlib import Path
-from .core import RevealConfig, config_fingerprint, fields_with
+from .core import RevealConfig, config_fingerprint, fields_with, with_overrides
 
 # %% auto #0
 __all__ = ['OPERATIONAL_FIELDS', 'TRACE_FORMAT', 'run_fingerprint', 'backbone_of', 'trace_of']
@@ -32,8 +32,10 @@ def run_fingerprint(cfg: RevealConfig) -> str:
     from dataclasses import fields
     from reveal_nb.rubrics import starter_pool_path
     from reveal_nb.readings import shipped_calibration_path
-    settings = config_fingerprint(cfg, [f.name for f in fields(cfg)
-                                        if f.name not in OPERATIONAL_FIELDS])
+    # the two files count by content alone, so a pool reached by another path is the same run
+    by_content = with_overrides(cfg, {"rubric_pool": "", "readings_calibration": ""})
+    settings = config_fingerprint(by_content, [f.name for f in fields(cfg)
+                                               if f.name not in OPERATIONAL_FIELDS])
     files = (f"pool {_content(cfg.rubric_pool or starter_pool_path())} "
              f"calibration {_content(cfg.readings_calibration or shipped_calibration_path())}")
     return hashlib.sha256(

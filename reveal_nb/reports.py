@@ -4,7 +4,7 @@
 
 # %% ../nbs/16a_reports.ipynb #a9a9110d
 from __future__ import annotations
-import io, json, math
+import hashlib, io, json, math
 from dataclasses import dataclass, replace
 from pathlib import Path
 import matplotlib
@@ -15,6 +15,7 @@ from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_by
                             paired_difference, read_jsonl_records, wilson, with_overrides)
 from .loop import VARIANTS, run_fingerprint
 from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir)
+from .traces import item_fingerprint
 
 # %% auto #0
 __all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'stale_windows', 'refresh_windows',
@@ -231,10 +232,13 @@ def figures_pool(choice: str, params: dict, progress: bool = True) -> str:
                                "or 'starter'")
     cfg = with_overrides(report_config(params["overrides"]),
                          {"construct_teacher": "ground_truth", "rubric_pool": ""})
-    out = in_project(params["runs"]) / f"pool-dev-{run_fingerprint(cfg)[:10]}"
+    items = report_items("reveal-synth", in_project(params["root"]), size=params["size"], cfg=cfg,
+                         splits=["dev"])
+    # named by the dev questions too: a pool learned on mini is never reused for small
+    learned_on = json.dumps([item_fingerprint(it, cfg) for it in items])
+    key = hashlib.sha256(f"{run_fingerprint(cfg)} {learned_on}".encode()).hexdigest()[:10]
+    out = in_project(params["runs"]) / f"pool-dev-{key}"
     if not (out / "report.json").exists():
-        items = report_items("reveal-synth", in_project(params["root"]), size=params["size"], cfg=cfg,
-                             splits=["dev"])
         construct_pool(items, cfg, out, bench="reveal-synth", split="dev", progress=progress)
     return _relative(out / "rubric_pool.yaml")
 
