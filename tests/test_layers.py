@@ -5,7 +5,7 @@ Read from the modules' source with `ast`, so the check sees lazy imports inside 
 import ast
 from conftest import ROOT
 
-METHOD_MODULES = ("planner", "verifier", "answerer", "readings", "loop", "memory", "offline", "online", "rubrics", "segment", "video", "clips", "encoders", "models")
+METHOD_MODULES = ("planner", "verifier", "answerer", "readings", "loop", "memory", "offline", "online", "rubrics", "segment", "video", "clips", "encoders", "models", "model_folders")
 
 
 def _imported(path) -> set[str]:
