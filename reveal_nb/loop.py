@@ -102,6 +102,7 @@ class QuestionRun:
         if stop not in STOPS: raise ValueError(f"stop {stop!r} is not one of {STOPS}")
         self.done, self.stop, self.stop_reason = True, stop, reason
 
+# %% ../nbs/12_loop.ipynb #e3aa60fc
 def start_run(item, mem, cfg: RevealConfig, dim: int) -> QuestionRun:
     """A fresh run, its memory seen from the question's time when it has one; without online memory,
     only exact repeats are dropped (dedup threshold above any cosine)."""
@@ -165,8 +166,8 @@ def joint_encoder(cfg: RevealConfig):
 def visual_candidates(mem, queries: list[str], cfg: RevealConfig, encoder=None) -> list[dict]:
     """L1 segments whose keyframes match the queries (top `top_k_l1` per query), best first, with
     every query that found them."""
-    return merge_hits(queries, mem.search_visual((encoder or joint_encoder(cfg)).encode_texts(queries),
-                                                 cfg.top_k_l1))
+    vectors = (encoder or joint_encoder(cfg)).encode_texts(queries)
+    return merge_hits(queries, mem.search_visual(vectors, cfg.top_k_l1))
 
 def merge_channels(text: list[dict], visual: list[dict]) -> list[dict]:
     """Text candidates with the visual ones merged in by rank (the i-th visual hit takes the i-th

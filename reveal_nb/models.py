@@ -72,7 +72,8 @@ def usage_totals(records) -> dict:
 
 def call_record(r) -> dict:
     "The usage of one chat or score result, as a trace stores it."
-    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat", model=getattr(r, "model", None),
+    return dict(role=r.role, kind="score" if hasattr(r, "logprobs") else "chat",
+                model=getattr(r, "model", None),
                 prompt_tokens=r.prompt_tokens + sum(getattr(r, "n_tokens", [])),
                 completion_tokens=getattr(r, "completion_tokens", 0),
                 latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
@@ -394,8 +395,9 @@ def make_backend(cfg: RevealConfig | None = None, **kw) -> ChatBackend:
     return getattr(importlib.import_module(module), name)(cfg, **kw)
 
 def make_llm(cfg: RevealConfig | None = None, **kw):
-    "The run's chat model: one backend, or a `RoleModels` when the config gives roles models of their own."
-    from reveal_nb.roles import RoleModels, role_models      # chapter 01c; it builds on this chapter
+    ("The run's chat model: one backend, or a `RoleModels` when the config gives roles "
+     "models of their own.")
+    from reveal_nb.roles import RoleModels, role_models   # chapter 01c; it builds on this chapter
     cfg = cfg or RevealConfig()
     if not kw and len(set(role_models(cfg).values())) > 1: return RoleModels(cfg)
     return make_backend(cfg, **kw)

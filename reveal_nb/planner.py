@@ -180,7 +180,8 @@ def retrieve(mem, queries: list, query_vectors, cfg: RevealConfig, levels=(1, 2,
     return merge_hits(queries, mem.search_text(query_vectors, cfg, levels) if queries else [])
 
 def merge_hits(queries: list, hits_per_query: list) -> list[dict]:
-    "Hits of several queries merged by item id (best score kept, all finders in found_by), best first."
+    ("Hits of several queries merged by item id (best score kept, all finders in found_by), "
+     "best first.")
     merged = {}
     for q, hits in zip(queries, hits_per_query):
         for h in hits:

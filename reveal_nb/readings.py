@@ -380,6 +380,7 @@ class RunReadings:
         return family_readings(self.family) | (
             {"calibration": Path(self.calibration_path).name} if self.calibration_path else {})
 
+# %% ../nbs/10a_readings.ipynb #0e50b37e
 def readings_line(d: dict) -> str:
     "One line naming a run's readings (a trace's `readings`)."
     # a trace written before families
@@ -389,12 +390,15 @@ def readings_line(d: dict) -> str:
     return (f"{d['family']} family ({roles}"
             + (f"; calibration {d['calibration']}" if d.get("calibration") else "") + ")")
 
+# %% ../nbs/10a_readings.ipynb #0c0c7e42
 def run_readings(cfg: RevealConfig, llm, enc=None) -> RunReadings:
     "The readings a run with this config and backbone uses."
     r = RunReadings(resolve_family(cfg.readings, llm))
     roles = llm.roles() if hasattr(llm, "roles") else {}
     if r.family == "likelihood" and roles and roles["verifier"] != roles["answerer"]:
-        raise RevealInputError("config", "verifier_model", f"{roles['verifier']!r} reads the evidence with the answerer's "
-                               f"calibration, fitted for {roles['answerer']!r}: give both roles one model")
+        raise RevealInputError("config", "verifier_model",
+                               f"{roles['verifier']!r} reads the evidence with the answerer's "
+                               f"calibration, fitted for {roles['answerer']!r}: "
+                               "give both roles one model")
     if r.family == "likelihood": r.require_calibration(llm, enc, cfg)
     return r
