@@ -79,6 +79,7 @@ def call_record(r) -> dict:
                 latency_s=round(r.latency_s, 4), ok=getattr(r, "ok", True),
                 **({"cached": True} if getattr(r, "cached", False) else {}))
 
+# %% ../nbs/01_models.ipynb #ee0ccd36
 class UsageLedger:
     "Every call's usage, summed by role on demand."
     def __init__(self): self.records, self._lock = [], threading.Lock()
