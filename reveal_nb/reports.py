@@ -114,7 +114,7 @@ def seed_root(root, seed: int, first: int = 0) -> Path:
     return Path(root) if seed == first else Path(f"{root}-seed{seed}")
 
 def seeded(item, seed: int):
-    "The item with its qid and video id marked by seed, so that questions of several seeds stay apart."
+    "The item with qid and video id marked by its seed, so that questions of several seeds stay apart."
     return replace(item, qid=f"seed{seed}-{item.qid}", video_id=f"seed{seed}-{item.video_id}")
 
 def report_items(bench: str, root, split: str = "test", size: str = "mini",
@@ -144,8 +144,8 @@ def report_items(bench: str, root, split: str = "test", size: str = "mini",
     return items[:limit]
 
 # %% ../nbs/16a_reports.ipynb #e2d38d1c
-REPORT_PARAMETERS = ("bench", "root", "size", "splits", "seeds", "limit", "runs", "out", "overrides",
-                     "variants")
+REPORT_PARAMETERS = ("bench", "root", "size", "splits", "seeds", "limit", "runs", "out",
+                     "overrides", "variants")
 
 def project_root(start=None) -> Path:
     """The project folder (the nearest parent holding settings.ini and nbs/), or the working folder
@@ -173,8 +173,8 @@ def parse_seeds(text) -> list[int]:
     "The `seeds` parameter ('0,1,2'; '' = the config's seed alone) as a list of whole numbers."
     try: return [int(s) for s in str(text or "").split(",") if s.strip()]
     except ValueError:
-        raise RevealInputError("parameters", "seeds",
-                               f"{text!r}: give whole numbers separated by commas, e.g. 0,1,2") from None
+        raise RevealInputError("parameters", "seeds", f"{text!r}: give whole numbers separated "
+                               "by commas, e.g. 0,1,2") from None
 
 def in_project(path) -> Path:
     "A parameter's path: as given when absolute, else inside the project folder."
