@@ -14,7 +14,8 @@ from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_by
                             atomic_write_json, atomic_write_text, config_to_dict, mmss,
                             paired_difference, read_jsonl_records, wilson, with_overrides)
 from .loop import VARIANTS, run_fingerprint
-from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir)
+from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir,
+                                volume_config)
 from .traces import item_fingerprint
 
 # %% auto #0
@@ -319,8 +320,8 @@ def declared_parameters(name: str, parameters: dict) -> dict:
             | {k: v for k, v in parameters.items() if k in declared})
 
 # %% ../nbs/16a_reports.ipynb #94a9e3ad
-_RUN_COST = {"reveal": 4, "no_rubric": 3, "iter": 3, "offmem": 3, "onmem": 3, "m_base": 1,
-             "direct": 1}
+_RUN_COST = {"reveal": 4, "no_rubric": 3, "iter": 3, "offmem": 3, "onmem": 3, "no_verify": 2,
+             "m_base": 1, "direct": 1}
 
 def report_plan(names, parameters: dict, thetas=(0.8,)) -> list[RevealConfig]:
     """The runs the named reports read, as configs (variant set), each run folder once, longest
@@ -333,6 +334,9 @@ def report_plan(names, parameters: dict, thetas=(0.8,)) -> list[RevealConfig]:
                      else [cfg]):
             cfgs = [with_overrides(base, {"variant": v}) for v in ns["variants"]]
             if "probe_rounds" in ns: cfgs.append(probe_config(base, ns["probe_rounds"]))
+            if ns.get("starter_pool_row") and base.rubric_pool:
+                cfgs.append(with_overrides(base, {"variant": "reveal", "rubric_pool": ""}))
+            cfgs += [volume_config(base, k) for k in ns.get("ks", ())]
             for c in cfgs: plan.setdefault(run_dir(".", c), c)
     cost = lambda c: (c.max_rounds * 2 if not c.early_stop else 0) + _RUN_COST[c.variant]
     return sorted(plan.values(), key=cost, reverse=True)
