@@ -5,76 +5,16 @@
 # %% ../nbs/04_benchmarks.ipynb #7acd3057
 from __future__ import annotations
 import json, random, re, warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from .core import RevealInputError, read_utf8
+from .qa_items import QAItem, check_item, _unique_ids
 from .manifests import manifest_dir, read_manifest, check_local_copy
-_all_ = ["manifest_dir", "read_manifest", "check_local_copy"]
+_all_ = ["QAItem", "check_item", "manifest_dir", "read_manifest", "check_local_copy"]
 
 # %% auto #0
-__all__ = ['EGO_FPS', 'EGO_IDENTITIES', 'LOADERS', 'QAItem', 'check_item', 'load_reveal_synth', 'load_videomme', 'load_lvbench',
-           'load_longvideobench', 'ego_seconds', 'parse_ego_times', 'Items', 'load_egolifeqa', 'load_egor1',
-           'write_example_files', 'load_benchmark', 'manifest_dir', 'read_manifest', 'check_local_copy']
-
-# %% ../nbs/04_benchmarks.ipynb #2d6701cd
-@dataclass
-class QAItem:
-    "One multiple-choice question about one video, in the project's common shape."
-    benchmark: str
-    qid: str
-    video_id: str
-    question: str
-    options: dict              # {"A": "text", ...}, no prefixes
-    answer: str | None         # gold letter (None when the split hides it)
-    qtypes: list = field(default_factory=list)   # question type(s); several for LVBench
-    video_path: str | None = None                # file (or, for EgoLife, the day's folder of 30-s clips)
-    duration: float | None = None                # seconds
-    subtitles_path: str | None = None            # .srt or LongVideoBench .json
-    captions_path: str | None = None             # provided timestamped narration (reveal-synth)
-    evidence: list = field(default_factory=list)    # [[start, end], ...] seconds
-    misleading: list = field(default_factory=list)  # [[start, end], ...] seconds
-    split: str = "test"
-    extra: dict = field(default_factory=dict)       # benchmark-specific fields, kept verbatim
-
-# %% ../nbs/04_benchmarks.ipynb #4288411e
-def check_item(item: QAItem, source) -> QAItem:
-    "Raise `RevealInputError` (naming file and record) if the item is malformed."
-    where = f"{source} [record {item.qid}]"
-    letters = list(item.options)
-    if len(letters) < 2:
-        raise RevealInputError(where, "options", f"{len(letters)} option(s); at least 2 needed")
-    if len(letters) > 26:
-        raise RevealInputError(where, "options", f"{len(letters)} options; at most 26 (A to Z)")
-    if letters != [chr(65 + i) for i in range(len(letters))]:
-        raise RevealInputError(where, "options", f"letters {letters} are not A, B, C, ... in order")
-    if any(not isinstance(t, str) or not t.strip() for t in item.options.values()):
-        raise RevealInputError(where, "options", "an option is empty or not a text")
-    if len({t.strip() for t in item.options.values()}) < len(letters):
-        raise RevealInputError(where, "options", "two options have the same text")
-    if item.answer is not None and item.answer not in item.options:
-        raise RevealInputError(where, "answer",
-                               f"{item.answer!r} is not one of the options {letters}")
-    if not isinstance(item.question, str):
-        raise RevealInputError(where, "question", f"{item.question!r:.40} is not a text")
-    if not item.question.strip(): raise RevealInputError(where, "question", "empty")
-    if item.duration is not None:
-        import math
-        try: d = float(item.duration)
-        except (TypeError, ValueError):
-            raise RevealInputError(where, "duration",
-                                   f"{item.duration!r} is not a number of seconds") from None
-        if not math.isfinite(d) or d < 0:
-            raise RevealInputError(where, "duration",
-                                   f"{item.duration!r} is not a length of time in seconds")
-        item.duration = d
-    return item
-
-def _unique_ids(items, source):
-    seen = set()
-    for it in items:
-        if it.qid in seen: raise RevealInputError(source, "id", f"duplicate question id {it.qid!r}")
-        seen.add(it.qid)
-    return items
+__all__ = ['EGO_FPS', 'EGO_IDENTITIES', 'LOADERS', 'load_reveal_synth', 'load_videomme', 'load_lvbench', 'load_longvideobench',
+           'ego_seconds', 'parse_ego_times', 'Items', 'load_egolifeqa', 'load_egor1', 'write_example_files',
+           'load_benchmark', 'QAItem', 'check_item', 'manifest_dir', 'read_manifest', 'check_local_copy']
 
 # %% ../nbs/04_benchmarks.ipynb #2811d506
 def _read_json(path, expect: type | None = None):
@@ -157,7 +97,8 @@ def load_videomme(root, duration="long") -> list[QAItem]:
     if not src.exists():
         raise RevealInputError(src, "file", "not found (expected the official Video-MME parquet)")
     df = _read_parquet(src)
-    for col in ("video_id", "duration", "videoID", "question_id", "task_type", "question", "options", "answer"):
+    for col in ("video_id", "duration", "videoID", "question_id", "task_type", "question",
+                "options", "answer"):
         if col not in df.columns: raise RevealInputError(src, col, "column missing")
     items = []
     for r in df[df["duration"] == duration].to_dict("records"):
@@ -202,7 +143,8 @@ def load_lvbench(root) -> list[QAItem]:
 
 # %% ../nbs/04_benchmarks.ipynb #40da0482
 def load_longvideobench(root, split="val") -> list[QAItem]:
-    "LongVideoBench items from the official lvb_val.json (or lvb_test_wo_gt.json with split='test')."
+    ("LongVideoBench items from the official lvb_val.json (or lvb_test_wo_gt.json with "
+     "split='test').")
     root = Path(root); src = root / ("lvb_val.json" if split == "val" else "lvb_test_wo_gt.json")
     items = []
     for r in _read_json(src, expect=list):
@@ -237,7 +179,8 @@ def ego_seconds(day, hhmmssff) -> float:
     s = str(hhmmssff).zfill(8)
     if not re.fullmatch(r"\d{8}", s): raise ValueError(f"{hhmmssff!r} is not HHMMSSFF")
     h, m, sec, ff = int(s[:2]), int(s[2:4]), int(s[4:6]), int(s[6:])
-    if h > 23 or m > 59 or sec > 59 or ff >= EGO_FPS + 1: raise ValueError(f"{hhmmssff!r} is out of range")
+    if h > 23 or m > 59 or sec > 59 or ff >= EGO_FPS + 1:
+        raise ValueError(f"{hhmmssff!r} is out of range")
     return (d - 1) * 86400 + h * 3600 + m * 60 + sec + ff / EGO_FPS
 
 # %% ../nbs/04_benchmarks.ipynb #5855ddfc
@@ -249,7 +192,8 @@ def parse_ego_times(value, default_day) -> list[float]:
         day = value.get("date", default_day)
         vals = list(value.values())
         return [t for v in vals if v is not day for t in parse_ego_times(v, day)]
-    if isinstance(value, (list, tuple)): return [t for v in value for t in parse_ego_times(v, default_day)]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in parse_ego_times(v, default_day)]
     out, day = [], default_day
     for m in _STAMP.finditer(str(value)):
         if m.group(1): day = int(m.group(1))
@@ -259,7 +203,8 @@ def parse_ego_times(value, default_day) -> list[float]:
 
 # %% ../nbs/04_benchmarks.ipynb #27a24e6e
 class Items(list):
-    "A list of QAItem with `skipped`: [(record id, reason)] for records a loader skipped on purpose."
+    ("A list of QAItem with `skipped`: [(record id, reason)] for records a loader skipped on "
+     "purpose.")
     skipped: list
 
 def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
@@ -273,7 +218,8 @@ def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
                    if r.get("target_time") not in (None, "", []) else [])
     except ValueError as e:
         return None, (rid, str(e))
-    day = f"DAY{int(query // 86400) + 1}"                  # the question's day: its clips are its video
+    # the question's day: its clips are its video
+    day = f"DAY{int(query // 86400) + 1}"
     item = QAItem(bench, rid, f"{identity}/{day}", _field(r, "question", src, rid), opts,
                   str(_field(r, "answer", src, rid)).strip().upper(),
                   [r.get("type")] if r.get("type") else [], str(Path(root) / identity / day), None,
