@@ -15,16 +15,19 @@ from .core import (RevealConfig, append_jsonl, atomic_write_json, atomic_write_t
 from .models import ScoreRequest, call_record
 from .rubrics import RubricPool
 from .planner import format_options
-from .readings import (Calibration, answer_letter, count_answer, fit_count_threshold,
-                                fit_logistic, question_kind, read_options, select_by_form)
-from .planner import is_negation
+from .readings import (Calibration, answer_letter, question_kind, read_options,
+                                select_by_form)
 from .verifier import parse_selection, select_request, verify_batch
+from .calibration_fit import (L2_GRID, answer_rows, choose_choice_l2, choose_l2,
+                                       fit_answer_weights, fit_calibration, fit_choice)
+_all_ = ["L2_GRID", "choose_l2", "fit_calibration", "answer_rows",
+         "fit_choice", "choose_choice_l2", "fit_answer_weights"]
 
 # %% auto #0
-__all__ = ['CONDITIONS', 'LISTED_PROMPT', 'MEASURE_VERSION', 'SLOW_READINGS', 'L2_GRID', 'ANSWER_READINGS', 'SCORES',
-           'study_questions', 'measure', 'records_path', 'measure_slow', 'slow_table', 'choose_l2', 'fit_calibration',
-           'answer_rows', 'fit_choice', 'choose_choice_l2', 'fit_answer_weights', 'auroc_ci', 'answer_table', 'rho_of',
-           'verifier_table', 'selection_table', 'calibrate', 'write_study']
+__all__ = ['CONDITIONS', 'LISTED_PROMPT', 'MEASURE_VERSION', 'SLOW_READINGS', 'ANSWER_READINGS', 'SCORES', 'study_questions',
+           'measure', 'records_path', 'measure_slow', 'slow_table', 'auroc_ci', 'answer_table', 'rho_of',
+           'verifier_table', 'selection_table', 'calibrate', 'write_study', 'L2_GRID', 'choose_l2', 'fit_calibration',
+           'answer_rows', 'fit_choice', 'choose_choice_l2', 'fit_answer_weights']
 
 # %% ../nbs/11a_reading_study.ipynb #88119d28
 CONDITIONS = ("O", "N", "M", "U")
@@ -33,7 +36,8 @@ def study_questions(split: str = "test", per_type: int = 20, seeds=(0, 1, 2), si
                     cfg: RevealConfig | None = None) -> list[dict]:
     """Questions of simulated reveal-synth videos with their evidence texts under O, M and U (N is
     empty), `per_type` of each type."""
-    from reveal_nb.synth import interval_evidence, narration_track, simulate, split_questions, video_specs
+    from reveal_nb.synth import (interval_evidence, narration_track, simulate, split_questions,
+                                 video_specs)
     from reveal_nb.synth_world import split_seed
     cfg, by_type = cfg or RevealConfig(), {}
     for seed in seeds:
@@ -89,15 +93,17 @@ def measure(llm, enc, questions: list[dict], progress: bool = True, path=None) -
         for c in CONDITIONS:
             r = read_options(llm, enc, [dict(question=q["question"], options=q["options"],
                                              evidence=q["evidence"][c], cache=cache)])[0]
-            rec[c] = dict(gain=r["gain"].tolist(), prior=r["prior"].tolist(), match=r["match"].tolist(),
-                          line_match=r["line_match"].tolist(), lines=r["lines"],
+            rec[c] = dict(gain=r["gain"].tolist(), prior=r["prior"].tolist(),
+                          match=r["match"].tolist(), line_match=r["line_match"].tolist(),
+                          lines=r["lines"],
                           order=None if r["order"] is None else r["order"].tolist())
             rec["seconds"]["plain"] = rec["seconds"].get("plain", 0.0) + _seconds(r["calls"])
         # wall time of the plain readings (model and encoder; replies may come from the cache)
         rec["seconds"]["plain_wall"] = time.time() - t0
         res = llm.score_batch([_listed_request(q, q["evidence"][c]) for c in CONDITIONS])
         base = np.asarray(res[1].logprobs)
-        for c, r in zip(CONDITIONS, res): rec[c]["listed_gain"] = (np.asarray(r.logprobs) - base).tolist()
+        for c, r in zip(CONDITIONS, res):
+            rec[c]["listed_gain"] = (np.asarray(r.logprobs) - base).tolist()
         rec["seconds"]["listed"] = _seconds([call_record(r) for r in res])
         if path: append_jsonl(path, [rec])
         out.append(rec)
@@ -126,11 +132,12 @@ def measure_slow(llm, enc, questions: list[dict], pool: RubricPool, cfg: RevealC
     for q in tqdm(questions, desc="slow readings", disable=not progress):
         if q["qid"] in have: out.append(have[q["qid"]]); continue
         crit = select_by_form(q["question"], pool, cfg.max_selected_criteria)[0]
-        rec = dict(qid=q["qid"], type=q["type"], question=q["question"], criteria=crit, rho={}, seconds={})
+        rec = dict(qid=q["qid"], type=q["type"], question=q["question"], criteria=crit, rho={},
+                   seconds={})
         for reading in SLOW_READINGS:
-            vs = verify_batch(llm, [dict(question=q["question"], options=q["options"], criteria=crit,
-                                         evidence=q["evidence"][c], cache={}) for c in "OMU"],
-                              pool, cfg, analyse=False, enc=enc, reading=reading)
+            jobs = [dict(question=q["question"], options=q["options"], criteria=crit,
+                         evidence=q["evidence"][c], cache={}) for c in "OMU"]
+            vs = verify_batch(llm, jobs, pool, cfg, analyse=False, enc=enc, reading=reading)
             rec["rho"][reading] = {c: v.rho for c, v in zip("OMU", vs)}
             rec["seconds"][reading] = _seconds([x for v in vs for x in v.calls]) / 3
         if path: append_jsonl(path, [rec])
@@ -138,7 +145,8 @@ def measure_slow(llm, enc, questions: list[dict], pool: RubricPool, cfg: RevealC
     return out
 
 def slow_table(records: list[dict], tau: float = 0.7) -> pd.DataFrame:
-    "AUROC (O > M, U > M) and share sufficient of each slow reading, with model-seconds per evidence set."
+    ("AUROC (O > M, U > M) and share sufficient of each slow reading, with model-seconds per "
+     "evidence set.")
     rows = []
     for reading in SLOW_READINGS:
         s = {c: np.array([r["rho"][reading][c] for r in records]) for c in "OMU"}
@@ -150,118 +158,6 @@ def slow_table(records: list[dict], tau: float = 0.7) -> pd.DataFrame:
                      "model-s per evidence set":
                          round(float(np.mean([r["seconds"][reading] for r in records])), 2)})
     return pd.DataFrame(rows)
-
-# %% ../nbs/11a_reading_study.ipynb #828632b3
-L2_GRID = (1e-3, 1e-2, 1e-1, 1.0)
-
-def _features(rec, c) -> list[float]:
-    return [max(rec[c]["gain"]), max(rec[c]["match"])]
-
-def _fit_kinds(records, l2, min_per_kind) -> dict:
-    "{kind: weights} fitted on records: 'any' over all, and each kind with enough questions."
-    def fit(rs):
-        x = np.array([_features(r, c) for r in rs for c in ("O", "U", "M")])
-        return fit_logistic(x, np.array([1.0, 1.0, 0.0] * len(rs)), l2)
-    by_kind = {"any": fit(records)}
-    for k in sorted({question_kind(r["question"]) for r in records} - {"any"}):
-        rs = [r for r in records if question_kind(r["question"]) == k]
-        if len(rs) >= min_per_kind: by_kind[k] = fit(rs)
-    return by_kind
-
-def choose_l2(records: list[dict], min_per_kind: int = 10, folds: int = 5,
-              seed: int = 0) -> tuple[float, dict]:
-    """The L2 strength of L2_GRID with the lowest held-out log-loss over `folds` folds of questions,
-    and every strength's loss."""
-    order = np.random.default_rng(seed).permutation(len(records))
-    loss = {}
-    for l2 in L2_GRID:
-        total, n = 0.0, 0
-        for f in range(folds):
-            held = set(order[f::folds].tolist())
-            cal = Calibration("cv", "cv", _fit_kinds([r for i, r in enumerate(records) if i not in held],
-                                                     l2, min_per_kind), 0.6)
-            for i in held:
-                r = records[i]
-                for c, y in (("O", 1), ("U", 1), ("M", 0)):
-                    z = float(np.clip(cal.z(question_kind(r["question"]), *_features(r, c)), 1e-6, 1 - 1e-6))
-                    total -= y * np.log(z) + (1 - y) * np.log(1 - z); n += 1
-        loss[l2] = round(total / n, 4)
-    return min(loss, key=loss.get), loss
-
-# %% ../nbs/11a_reading_study.ipynb #39ff41b2
-def fit_calibration(records: list[dict], model: str, encoder: str, provenance: dict | None = None,
-                    min_per_kind: int = 10) -> Calibration:
-    """A Calibration fitted on dev-split study records (each L2 strength chosen by cross-validation
-    on them)."""
-    l2, cv = choose_l2(records, min_per_kind)
-    counting = [(r["options"], r["answer"], np.array(r[c]["line_match"]))
-                for r in records for c in ("O", "U") if question_kind(r["question"]) == "counting"]
-    thr = fit_count_threshold(counting) if counting else 0.6
-    rows = answer_rows(records)
-    a_l2, a_cv = choose_choice_l2(rows) if rows else (L2_GRID[0], {})
-    return Calibration(model, encoder, _fit_kinds(records, l2, min_per_kind), thr,
-                       dict(provenance or {}, dev_questions=len(records), l2=l2,
-                            cv_log_loss={str(k): v for k, v in cv.items()}, answer_l2=a_l2,
-                            answer_cv_log_loss={str(k): v for k, v in a_cv.items()}),
-                       answer_by_kind=fit_answer_weights(rows, a_l2, min_per_kind))
-
-# %% ../nbs/11a_reading_study.ipynb #49c506af
-def answer_rows(records: list[dict], conditions=("O", "U")) -> list[tuple]:
-    """(kind, question id, per-option [gain, match], gold index) for each record and condition the
-    weighted answer reads. A negation question's gold option is the one the evidence points at
-    least, so its measurements enter negated, under the kind 'negation'."""
-    rows = []
-    for r in records:
-        kind, sign = ("negation", -1.0) if is_negation(r["question"]) else (question_kind(r["question"]), 1.0)
-        if kind == "counting" and count_answer(r["options"], [], 0.5) is not None: continue
-        for c in conditions:
-            rows.append((kind, r["qid"], sign * np.c_[r[c]["gain"], r[c]["match"]],
-                         list(r["options"]).index(r["answer"])))
-    return rows
-
-# %% ../nbs/11a_reading_study.ipynb #43982e40
-def _choice_loss(xs, gold, w, l2):
-    nll, grad = 0.0, 2 * l2 * w
-    for x, g in zip(xs, gold):
-        s = x @ w; p = np.exp(s - s.max()); p /= p.sum()
-        nll -= np.log(p[g] + 1e-12); grad = grad - (x[g] - p @ x) / len(xs)
-    return nll / len(xs) + l2 * w @ w, grad
-
-def fit_choice(rows: list[tuple], l2: float = 1e-2) -> dict:
-    """Non-negative weights (raw units) of a conditional logit of the gold option on [gain, match],
-    measurements centred per question."""
-    from scipy.optimize import minimize
-    centred = [x - x.mean(0) for *_, x, _ in rows]
-    sd = np.maximum(np.concatenate(centred).std(0), 1e-9)
-    xs, gold = [x / sd for x in centred], [g for *_, g in rows]
-    w = minimize(lambda w: _choice_loss(xs, gold, w, l2), np.zeros(2), jac=True, method="L-BFGS-B",
-                 bounds=[(0, None), (0, None)]).x / sd
-    return dict(gain=round(float(w[0]), 4), match=round(float(w[1]), 4))
-
-def choose_choice_l2(rows: list[tuple], folds: int = 5, seed: int = 0) -> tuple[float, dict]:
-    """The L2 strength of L2_GRID whose fit (over all kinds) predicts held-out questions' gold
-    options best (mean log-loss), and every strength's loss."""
-    qids = sorted({q for _, q, *_ in rows})
-    fold_of = {q: i % folds for i, q in enumerate(np.random.default_rng(seed).permutation(qids))}
-    loss = {}
-    for l2 in L2_GRID:
-        total = 0.0
-        for f in range(folds):
-            w = fit_choice([r for r in rows if fold_of[r[1]] != f], l2)
-            for _, q, x, g in (r for r in rows if fold_of[r[1]] == f):
-                s = w["gain"] * x[:, 0] + w["match"] * x[:, 1]
-                total -= s[g] - s.max() - np.log(np.exp(s - s.max()).sum())
-        loss[l2] = round(total / len(rows), 4)
-    return min(loss, key=loss.get), loss
-
-def fit_answer_weights(rows: list[tuple], l2: float, min_per_kind: int = 10) -> dict:
-    """{kind: {gain, match}}: one fit over all kinds ('any') and one per kind with at least
-    2 × min_per_kind rows."""
-    out = {"any": fit_choice(rows, l2)} if rows else {}
-    for k in sorted({r[0] for r in rows} - {"any"}):
-        mine = [r for r in rows if r[0] == k]
-        if len(mine) >= 2 * min_per_kind: out[k] = fit_choice(mine, l2)
-    return out
 
 # %% ../nbs/11a_reading_study.ipynb #748d16ae
 def auroc_ci(pos, neg, n_boot: int = 400, seed: int = 0) -> tuple[float, float, float]:
@@ -293,7 +189,8 @@ def _groups(records: list[dict], by_type: bool):
         yield g, [r for r in records if g in ("all", r["type"])]
 
 def answer_table(records: list[dict], cal: Calibration, by_type: bool = False) -> pd.DataFrame:
-    "Accuracy of every answer reading under every condition (with Wilson intervals), overall or per type."
+    ("Accuracy of every answer reading under every condition (with Wilson intervals), overall or "
+     "per type.")
     rows = []
     for name, read in ANSWER_READINGS.items():
         for g, rs in _groups(records, by_type):
@@ -334,7 +231,8 @@ def verifier_table(records: list[dict], cal: Calibration, tau: float = 0.7,
                 row[f"AUROC {pos}>M"], row[f"{pos}>M 95%"] = a, (lo, hi)
             calibrated = name.startswith("gain_match")
             for c in ("O", "U", "M", "N"):
-                row[f"sufficient {c}"] = round(float(np.mean(s[c] >= tau)), 3) if calibrated else None
+                row[f"sufficient {c}"] = (round(float(np.mean(s[c] >= tau)), 3) if calibrated
+                                          else None)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -398,7 +296,8 @@ def write_study(llm, enc, cal: Calibration, cal_name: str, out_dir="figures", pe
         tables["slow_verifier_readings"] = slow_table(measure_slow(
             llm, enc, sq, pool, cfg, progress,
             Path(folder) / f"slow-{records_path(folder, llm, enc, 'test', size, seeds).name}"), tau)
-    per_q = {k: round(float(np.mean([r["seconds"][k] for r in recs])) / 4, 3) for k in ("plain", "listed")}
+    per_q = {k: round(float(np.mean([r["seconds"][k] for r in recs])) / 4, 3)
+             for k in ("plain", "listed")}
     head = dict(backbone=llm.model_name, encoder=enc.spec, calibration=cal_name,
                 calibration_fitted_on=cal.provenance, rubric_pool=pool.name, split="test",
                 size=size, seeds=list(seeds), n=len(recs), types=len({r["type"] for r in recs}),
