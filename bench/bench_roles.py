@@ -1,0 +1,89 @@
+"""A model per role: one bundled model for everything against the bundled model planning and summarising
+with a larger packaged model reading (verifier and answerer). Prints a Markdown table.
+
+    .venv/bin/python bench/bench_roles.py [--per-type 6] [--seeds 0,1,2] [--reader bundled:qwen2.5-coder-0.5b-instruct]
+        --calibration runs/readings/calibration-qwen2.5-0.5b.json [--runs runs/bench-roles] [--variant reveal]
+
+Both pairings answer the same reveal-synth small test questions (the first `--per-type` of each type over the
+pooled seeds) with the same memories (summarised by the bundled model in both, so built once). The reader's
+likelihood readings need a calibration fitted for it (`reveal-nb readings calibrate --set llm_model=READER`).
+Runs are resumable (one run folder per pairing under `--runs`). Model-seconds are summed from the traces' calls
+by role, cached replies counted at the latency they took when they were computed, so the table reports what
+each role costs, not what this rerun happened to recompute. Run it on an idle machine for the times.
+"""
+import argparse, collections, json, os, sys
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from reveal_nb.core import paired_difference, with_overrides, wilson
+from reveal_nb.analysis import Models, ensure_runs
+from reveal_nb.reports import report_config, report_items
+
+ROLES = ("planner", "verifier", "answerer")
+
+
+def pick(items, per_type):
+    "The first `per_type` questions of each type, in the items' order."
+    seen, out = collections.Counter(), []
+    for it in items:
+        t = (it.qtypes or ["?"])[0]
+        if seen[t] < per_type: seen[t] += 1; out.append(it)
+    return out
+
+
+def role_seconds(traces):
+    "Mean model-seconds per question by role, and which model served each role."
+    secs, models = collections.Counter(), {}
+    for t in traces:
+        for c in t["calls"]:
+            secs[c["role"]] += c.get("latency_s") or 0.0
+            models.setdefault(c["role"], c.get("model", "?"))
+    return {r: secs[r] / len(traces) for r in secs}, models
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-type", type=int, default=6)
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--root", default="data/reveal-synth-small")
+    ap.add_argument("--reader", default="bundled:qwen2.5-coder-0.5b-instruct")
+    ap.add_argument("--calibration", required=True, help="the reader's readings calibration (JSON)")
+    ap.add_argument("--runs", default="runs/bench-roles")
+    ap.add_argument("--variant", default="reveal")
+    a = ap.parse_args(argv)
+    if not os.path.isfile(a.calibration):
+        sys.exit(f"{a.calibration}: no such calibration; fit one with "
+                 f"reveal-nb readings calibrate --set llm_model={a.reader} --out {a.calibration}")
+    base = report_config([])
+    seeds = [int(s) for s in a.seeds.split(",")]
+    items = pick(report_items("reveal-synth", a.root, size="small", cfg=base, seeds=seeds), a.per_type)
+    pairings = {
+        "(a) one model": base,
+        "(b) 135M plans and summarises, reader reads": with_overrides(base, {
+            "verifier_model": a.reader, "answerer_model": a.reader, "readings_calibration": a.calibration}),
+    }
+    runs = {}
+    for name, cfg in pairings.items():
+        print(f"{name}: {len(items)} questions", file=sys.stderr, flush=True)
+        runs[name] = ensure_runs(items, cfg, [a.variant], a.runs, Models(cfg))[a.variant]
+    print(f"\nreveal-synth small test, seeds {a.seeds}, {a.per_type} per type: n = {len(items)}; "
+          f"variant {a.variant}; starter pool; likelihood readings\n")
+    print("| pairing | models (planner / verifier / answerer) | accuracy [95% CI] | "
+          + " | ".join(f"{r} s/q" for r in ROLES) + " | total s/q |")
+    print("|---|---|---|" + "---|" * (len(ROLES) + 1))
+    for name, run in runs.items():
+        k = sum(bool(t["correct"]) for t in run.traces)
+        lo, hi = wilson(k, len(run.traces))
+        secs, models = role_seconds(run.traces)
+        who = " / ".join(os.path.basename(str(models.get(r, "-"))) for r in ROLES)
+        print(f"| {name} | {who} | {k / len(run.traces):.3f} [{lo:.3f}, {hi:.3f}] | "
+              + " | ".join(f"{secs.get(r, 0):.1f}" for r in ROLES) + f" | {sum(secs.values()):.1f} |")
+    (a_run, b_run) = runs.values()
+    d = paired_difference([t["correct"] for t in b_run.traces], [t["correct"] for t in a_run.traces])
+    print(f"\n(b) − (a): {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
+          f"right only in (b) {d['only_a']}, only in (a) {d['only_b']}, McNemar p = {d['mcnemar_p']:.3f}; "
+          f"chance 0.25")
+    print(json.dumps({n: str(r.dir) for n, r in runs.items()}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
