@@ -48,6 +48,7 @@ def run_dir(runs, cfg: RevealConfig) -> Path:
     "The folder of the run of cfg.variant under cfg: runs/<variant>-<fingerprint>."
     return Path(runs) / f"{cfg.variant}-{run_fingerprint(cfg)[:10]}"
 
+# %% ../nbs/16_analysis.ipynb #da96a9fd
 class Models:
     ("The configured chat model and text encoder, loaded on first use and shared by every run of a "
      "notebook.")
@@ -66,6 +67,7 @@ class Models:
             self._enc = make_text_encoder(self.cfg)
         return self._enc
 
+# %% ../nbs/16_analysis.ipynb #a234d038
 @dataclass
 class Run:
     "One variant's run: its config, folder, traces (in the order of the questions) and scores."
@@ -75,12 +77,14 @@ class Run:
     traces: list
     scores: dict
 
+# %% ../nbs/16_analysis.ipynb #f6c6aed0
 def missing_questions(items: list, cfg: RevealConfig, runs) -> list:
     "The questions of `items` that the run of `cfg` under `runs` has not answered yet."
     f = run_dir(runs, cfg) / "traces.jsonl"
     have = read_jsonl_records(f, key="qid") if f.exists() else {}
     return [it for it in items if it.qid not in have]
 
+# %% ../nbs/16_analysis.ipynb #414a3ce2
 def ensure_runs(items: list, cfg: RevealConfig, variants, runs, models: Models | None = None,
                 progress: bool = True) -> dict[str, Run]:
     ("Each variant's run on `items` under `cfg`, running only the questions no earlier run has "
@@ -196,6 +200,7 @@ def round_points(traces: list[dict], answers: dict | None = None) -> pd.DataFram
                              truly_sufficient=r.get("truly_sufficient"), correct=ok))
     return pd.DataFrame(rows)
 
+# %% ../nbs/16_analysis.ipynb #8e6b9cc7
 def reliability(points: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
     "Accuracy per rho bin (equal widths over [0, 1]) with counts and intervals."
     p = points.dropna(subset=["rho", "correct"])
@@ -211,6 +216,7 @@ def reliability(points: pd.DataFrame, bins: int = 5) -> pd.DataFrame:
                          accuracy=acc["accuracy"], ci_low=acc["ci_low"], ci_high=acc["ci_high"]))
     return pd.DataFrame(rows)
 
+# %% ../nbs/16_analysis.ipynb #a97d9c50
 def sufficiency_agreement(points: pd.DataFrame, tau: float) -> dict:
     """AUROC of rho for ground-truth sufficiency, and how often rho >= tau was reached with the
     decisive evidence absent."""
@@ -231,6 +237,7 @@ def final_verdict(trace: dict) -> str:
     from reveal_nb.traces import stopped_sufficient
     return "sufficient" if stopped_sufficient(trace) else "insufficient"
 
+# %% ../nbs/16_analysis.ipynb #9057b9bb
 def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: Models,
                    runs=None) -> pd.DataFrame:
     """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added
