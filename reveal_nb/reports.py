@@ -115,7 +115,8 @@ def seed_root(root, seed: int, first: int = 0) -> Path:
     return Path(root) if seed == first else Path(f"{root}-seed{seed}")
 
 def seeded(item, seed: int):
-    "The item with qid and video id marked by its seed, so that questions of several seeds stay apart."
+    ("The item with qid and video id marked by its seed, so that questions of several seeds stay "
+     "apart.")
     return replace(item, qid=f"seed{seed}-{item.qid}", video_id=f"seed{seed}-{item.video_id}")
 
 def report_items(bench: str, root, split: str = "test", size: str = "mini",
@@ -148,6 +149,7 @@ def report_items(bench: str, root, split: str = "test", size: str = "mini",
 REPORT_PARAMETERS = ("bench", "root", "size", "splits", "seeds", "limit", "runs", "out",
                      "overrides", "variants")
 
+# %% ../nbs/16a_reports.ipynb #4d2da32e
 def project_root(start=None) -> Path:
     """The project folder (the nearest parent holding settings.ini and nbs/), or the working folder
     outside a checkout."""
@@ -155,6 +157,7 @@ def project_root(start=None) -> Path:
     return next((p for p in (here, *here.parents)
                  if (p / "settings.ini").exists() and (p / "nbs").is_dir()), here)
 
+# %% ../nbs/16a_reports.ipynb #5032183c
 @dataclass
 class Report:
     "What a report notebook works with."
@@ -165,11 +168,13 @@ class Report:
     models: Models
     parameters: dict
 
+# %% ../nbs/16a_reports.ipynb #037d42c9
 def report_config(overrides) -> RevealConfig:
     """The config every report notebook starts from: the defaults with the `overrides` parameter
     applied."""
     return with_overrides(RevealConfig(), list(overrides or []), source="overrides")
 
+# %% ../nbs/16a_reports.ipynb #089bfaac
 def parse_seeds(text) -> list[int]:
     "The `seeds` parameter ('0,1,2'; '' = the config's seed alone) as a list of whole numbers."
     try: return [int(s) for s in str(text or "").split(",") if s.strip()]
@@ -177,10 +182,12 @@ def parse_seeds(text) -> list[int]:
         raise RevealInputError("parameters", "seeds", f"{text!r}: give whole numbers separated "
                                "by commas, e.g. 0,1,2") from None
 
+# %% ../nbs/16a_reports.ipynb #31b14a75
 def in_project(path) -> Path:
     "A parameter's path: as given when absolute, else inside the project folder."
     return Path(path) if Path(path).is_absolute() else project_root() / path
 
+# %% ../nbs/16a_reports.ipynb #eb51943d
 def report_setup(ns: dict) -> Report:
     "Config, questions, run and output folders from a report notebook's parameters (`globals()`)."
     missing = [k for k in REPORT_PARAMETERS if k not in ns]
