@@ -51,6 +51,7 @@ def _one_trace_per_version(path):
                                    "keep one trace")
     return check
 
+# %% ../nbs/15_evaluate.ipynb #08951d08
 def merge_shards(shard_dirs: list, out_dir) -> Path:
     "One traces.jsonl from several shard folders (same configuration, no question twice)."
     merged, fps = {}, set()
@@ -84,6 +85,7 @@ def merge_shards(shard_dirs: list, out_dir) -> Path:
 _ENV_KEYS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "REVEAL_NB_CACHE",
              "REVEAL_NB_MANIFESTS", "OPENAI_API_KEY")
 
+# %% ../nbs/15_evaluate.ipynb #decc804f
 class EvalWorker:
     "A Ray actor: the configured models loaded once, memories kept, units run on request."
     def __init__(self, cfg: dict, threads: int = 1):
@@ -100,6 +102,7 @@ class EvalWorker:
         return run_unit([QAItem(**d) for d in unit], self.cfg, self.llm, self.enc, self.pool,
                         self.mems)
 
+# %% ../nbs/15_evaluate.ipynb #7d149481
 def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1):
     "An executor running units on Ray actors (a local Ray instance when `address` is None)."
     if workers < 1:
@@ -234,6 +237,7 @@ def evaluate(items: list, cfg: RevealConfig, out_dir, executor=None, shard: tupl
     atomic_write_json(Path(out_dir) / "scores.json", scores)
     return scores
 
+# %% ../nbs/15_evaluate.ipynb #84b8c7a9
 def format_scores(s: dict) -> str:
     "A plain-text report of `score_run`'s result."
     f = lambda x: "–" if x is None else f"{x:.3f}"
