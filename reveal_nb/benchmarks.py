@@ -207,6 +207,7 @@ class Items(list):
      "purpose.")
     skipped: list
 
+# %% ../nbs/04_benchmarks.ipynb #c1682bc5
 def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
     rid = str(_field(r, "ID", src, r.get("ID", "?")))
     qt = _field(r, "query_time", src, rid)
@@ -229,6 +230,7 @@ def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
                                 for k in ("keywords", "reason", "need_audio", "trigger")}))
     return check_item(item, src), None
 
+# %% ../nbs/04_benchmarks.ipynb #39719f23
 def _day_memories(items):
     "Each item's `clips_until`: its day's last question time, so one memory serves the whole day."
     last = {}
@@ -236,6 +238,7 @@ def _day_memories(items):
     for it in items: it.extra["clips_until"] = last[it.video_id]
     return items
 
+# %% ../nbs/04_benchmarks.ipynb #af392e67
 def load_egolifeqa(root, identity="A1_JAKE") -> Items:
     "EgoLifeQA items for one identity (default A1_JAKE)."
     root = Path(root); src = root / "EgoLifeQA" / f"EgoLifeQA_{identity}.json"
@@ -252,6 +255,7 @@ def load_egolifeqa(root, identity="A1_JAKE") -> Items:
 # %% ../nbs/04_benchmarks.ipynb #8a33cca2
 EGO_IDENTITIES = ["A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "A6_SHURE"]
 
+# %% ../nbs/04_benchmarks.ipynb #8cb920ad
 def _egor1_parquet(src, root):
     import pandas as pd
     items, skipped = Items(), []
@@ -271,6 +275,7 @@ def _egor1_parquet(src, root):
     items.skipped = skipped
     return items
 
+# %% ../nbs/04_benchmarks.ipynb #0070b4e8
 def load_egor1(root) -> Items:
     "Ego-R1 Bench items from QA-egolife/EgoLifeQA_*.json files, or from test.parquet."
     root = Path(root); qa_dir = root / "QA-egolife"
@@ -300,6 +305,7 @@ def _ego_record(i, day, t, target, ans="B"):
                 choice_b="Jake", choice_c="Tasha", choice_d="Lucia", answer=ans, target_time=target,
                 keywords="screwdriver", reason="seen")
 
+# %% ../nbs/04_benchmarks.ipynb #7b10ddc4
 def write_example_files(benchmark: str, root) -> Path:
     "Write a few invented records in `benchmark`'s official layout under `root`; returns root."
     import pandas as pd
