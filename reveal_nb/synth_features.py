@@ -117,10 +117,12 @@ def _stats(xs):
     return ((float(sum(xs)), float(max(xs)), float(min(xs)), sum(xs) / len(xs)) if xs
             else (0.0, 0.0, 0.0, 0.0))
 
+# %% ../nbs/03g_synth_features.ipynb #647ceeb9
 def _content(text):
     "Content words in reading order (the first and last item of an ordered option)."
     return [w.strip(".,?!").lower() for w in text.split() if _cwords(w)]
 
+# %% ../nbs/03g_synth_features.ipynb #cc893846
 def option_features(video: VideoIndex, i: int,
                     template: frozenset = frozenset()) -> dict[str, list[float]]:
     """Every blind feature of each option of question `i` of an indexed video: {feature name: one

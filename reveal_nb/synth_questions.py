@@ -53,6 +53,7 @@ def _by(steps, kind, key=lambda s: s["obj"]) -> dict:
         if s["kind"] == kind: out.setdefault(key(s), []).append(i)
     return out
 
+# %% ../nbs/03b_synth_questions.ipynb #c218529f
 def _pick(rng, pool, k):
     "k distinct items of `pool` in random order (all of them when there are fewer)."
     items = list(dict.fromkeys(pool)); rng.shuffle(items); return items[:k]
@@ -65,6 +66,7 @@ def _draw(rng, pool, k):
         x = rng.choice(pool); out.append(x); pool = [y for y in pool if y != x]
     return out
 
+# %% ../nbs/03b_synth_questions.ipynb #2539014d
 def _question(type_, question, answer, distractors, steps, groups, misleading, pool=None,
               pool_role="misleading") -> dict:
     """A question record: E+ as groups of step indices, E- as step indices; intervals derived from
@@ -301,6 +303,7 @@ def _anchor_text(s) -> str:
             "open": f"opening the {s['obj']}",
             "close": f"closing the {s['obj']}"}[s["kind"]] + f" in the {s['place']}"
 
+# %% ../nbs/03b_synth_questions.ipynb #b6221790
 def q_temporal_order(truth, rng, state=None):
     steps = truth["steps"]
     counts = {}
@@ -349,6 +352,7 @@ def mentions(option: str, others: list[dict], with_options: bool = True) -> int:
     ws = _words(option)
     return sum(bool(ws) and ws <= t for t in _texts(others, with_options))
 
+# %% ../nbs/03b_synth_questions.ipynb #bc14dc31
 def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     """Re-draw pooled distractors so that they are mentioned as often as the answer: by the other
     questions (wording and options, wording alone), then, more coarsely, by the video's own lines. A

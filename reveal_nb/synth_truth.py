@@ -17,6 +17,7 @@ __all__ = ['option_truth', 'check_question', 'mark_caption_loss', 'is_sufficient
 # %% ../nbs/03c_synth_truth.ipynb #92dbd39d
 def _between(text, a, b): return text.split(a, 1)[1].split(b, 1)[0]
 
+# %% ../nbs/03c_synth_truth.ipynb #1a1578d0
 def option_truth(q: dict, truth: dict) -> list[bool]:
     "For each option (in order), whether the event log makes it true."
     steps, text, opts = truth["steps"], q["question"], _options(q)
