@@ -90,6 +90,7 @@ def _choice_loss(xs, gold, w, l2):
         nll -= np.log(p[g] + 1e-12); grad = grad - (x[g] - p @ x) / len(xs)
     return nll / len(xs) + l2 * w @ w, grad
 
+# %% ../nbs/11c_calibration_fit.ipynb #d9931173
 def fit_choice(rows: list[tuple], l2: float = 1e-2) -> dict:
     """Non-negative weights (raw units) of a conditional logit of the gold option on [gain, match],
     measurements centred per question."""
@@ -101,6 +102,7 @@ def fit_choice(rows: list[tuple], l2: float = 1e-2) -> dict:
                  bounds=[(0, None), (0, None)]).x / sd
     return dict(gain=round(float(w[0]), 4), match=round(float(w[1]), 4))
 
+# %% ../nbs/11c_calibration_fit.ipynb #0fc559e2
 def choose_choice_l2(rows: list[tuple], folds: int = 5, seed: int = 0) -> tuple[float, dict]:
     """The L2 strength of L2_GRID whose fit (over all kinds) predicts held-out questions' gold
     options best (mean log-loss), and every strength's loss."""
@@ -117,6 +119,7 @@ def choose_choice_l2(rows: list[tuple], folds: int = 5, seed: int = 0) -> tuple[
         loss[l2] = round(total / len(rows), 4)
     return min(loss, key=loss.get), loss
 
+# %% ../nbs/11c_calibration_fit.ipynb #0fb88041
 def fit_answer_weights(rows: list[tuple], l2: float, min_per_kind: int = 10) -> dict:
     """{kind: {gain, match}}: one fit over all kinds ('any') and one per kind with at least
     2 × min_per_kind rows."""

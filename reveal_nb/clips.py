@@ -68,6 +68,7 @@ class Clip:
     @property
     def name(self) -> str: return Path(self.path).name
 
+# %% ../nbs/06a_clips.ipynb #4a1879ec
 @dataclass
 class ClipSequence:
     """Clips read as one video on the recording's clock: time runs on inside a clip, stops between

@@ -109,6 +109,7 @@ def measure(llm, enc, questions: list[dict], progress: bool = True, path=None) -
         out.append(rec)
     return out
 
+# %% ../nbs/11a_reading_study.ipynb #ef7c533f
 def records_path(folder, llm, enc, split: str, size: str, seeds) -> Path:
     """Where the records of one backbone, encoder and question set are kept (a changed model, set or
     generator gets a new file)."""
@@ -275,6 +276,7 @@ def calibrate(llm, enc, out, per_type: int = 20, seeds=(0, 1, 2), size: str = "s
 def _md(df: pd.DataFrame) -> str:
     return df.astype(str).to_markdown(index=False)
 
+# %% ../nbs/11a_reading_study.ipynb #1d36f60d
 def write_study(llm, enc, cal: Calibration, cal_name: str, out_dir="figures", per_type: int = 20,
                 seeds=(0, 1, 2), size: str = "small", folder="runs/readings", tau: float = 0.7,
                 pool: RubricPool | None = None, cfg: RevealConfig | None = None,

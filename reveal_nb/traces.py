@@ -203,6 +203,7 @@ def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, pro
     try: return _run_variant(items, cfg, out_dir, llm, enc, progress, executor)
     finally: lock.release()
 
+# %% ../nbs/13_traces.ipynb #e61e34e7
 def _run_variant(items, cfg, out_dir, llm, enc, progress, executor):
     from tqdm.auto import tqdm
     path, fp = out_dir / "traces.jsonl", run_fingerprint(cfg)
