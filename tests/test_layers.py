@@ -45,3 +45,12 @@ def test_no_module_is_a_warehouse():
     big = {p.name: n for p in (ROOT / "reveal_nb").glob("*.py") if p.name != "_modidx.py"
            for n in [len(p.read_text().splitlines())] if n > 420}
     assert not big, f"modules over 420 lines: {big}"
+
+
+def test_notebook_code_wraps_at_100_characters():
+    "The chapters' code lines wrap at 100 characters, so a reader on a code host never scrolls sideways."
+    import json
+    long = [(p.name, line[:60]) for p in sorted((ROOT / "nbs").rglob("*.ipynb")) if ".ipynb_checkpoints" not in str(p)
+            for c in json.loads(p.read_text())["cells"] if c["cell_type"] == "code"
+            for line in "".join(c["source"]).splitlines() if len(line) > 100]
+    assert not long, f"{len(long)} code lines over 100 characters, first: {long[:3]}"
