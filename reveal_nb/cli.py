@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     fi.add_argument("--size", default="mini")
     fi.add_argument("--splits", default="test", help="reveal-synth splits, comma-separated")
     fi.add_argument("--seeds", default="", help="reveal-synth seeds pooled, comma-separated "
-                    "(seed s > 0 in ROOT-seed{s}; default: the config's seed alone)")
+                    "(a seed other than the config's in ROOT-seed{s}; default: the config's "
+                    "seed alone)")
     fi.add_argument("--limit", type=int, help="only the first N questions")
     fi.add_argument("--runs", default="runs/figures", help="shared runs folder")
     fi.add_argument("--out", default="figures", help="where figures and tables go")

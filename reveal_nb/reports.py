@@ -20,9 +20,9 @@ from .traces import item_fingerprint
 
 # %% auto #0
 __all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'stale_windows', 'refresh_windows',
-           'seed_root', 'seeded', 'report_items', 'project_root', 'Report', 'report_config', 'parse_seeds',
-           'in_project', 'report_setup', 'report_label', 'chance_note', 'figures_pool', 'reports_dir', 'titled',
-           'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
+           'seed_root', 'seeded', 'check_seed', 'report_items', 'project_root', 'Report', 'report_config',
+           'parse_seeds', 'in_project', 'report_setup', 'report_label', 'chance_note', 'figures_pool', 'reports_dir',
+           'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
 
 # %% ../nbs/16a_reports.ipynb #7358684c
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -119,11 +119,22 @@ def seeded(item, seed: int):
      "apart.")
     return replace(item, qid=f"seed{seed}-{item.qid}", video_id=f"seed{seed}-{item.video_id}")
 
+def check_seed(root, seed: int):
+    "Refuse a reveal-synth folder that holds another seed than the one `seeds` puts there."
+    path = Path(root) / "manifest.json"
+    held = json.loads(path.read_text()).get("seed")
+    if held != seed:
+        raise RevealInputError(path, "seed", f"holds reveal-synth seed {held}, but --seeds puts "
+                               f"seed {seed} here (seed s lives in ROOT-seed{{s}} unless it is "
+                               "the config's seed); move the folder or set --root to the config "
+                               "seed's folder")
+
 def report_items(bench: str, root, split: str = "test", size: str = "mini",
                  limit: int | None = None, cfg: RevealConfig | None = None,
                  splits: list | None = None, seeds: list | None = None) -> list:
     """The questions a report runs on: `bench` from `root` (reveal-synth generated there if missing
-    or out of date; with several `seeds`, each one's beside it, `seed_root`), first `limit`."""
+    or out of date; with `seeds`, each one's beside it, `seed_root`), the first `limit` of them
+    (seed by seed)."""
     from reveal_nb.benchmarks import load_benchmark
     if limit is not None and limit < 1:
         raise RevealInputError("parameters", "limit",
@@ -132,10 +143,15 @@ def report_items(bench: str, root, split: str = "test", size: str = "mini",
     if seeds and (bench != "reveal-synth" or len(set(seeds)) != len(seeds)):
         raise RevealInputError("parameters", "seeds", f"{seeds}: distinct seeds, and only for "
                                "reveal-synth (a real benchmark has one copy)")
-    if bench == "reveal-synth" and seeds and len(seeds) > 1:
-        return [seeded(it, s) for s in seeds
-                for it in report_items(bench, seed_root(root, s, cfg.seed), split, size, None,
-                                       with_overrides(cfg, {"seed": s}), splits)][:limit]
+    if bench == "reveal-synth" and seeds and seeds != [cfg.seed]:
+        out, roots = [], {s: seed_root(root, s, cfg.seed) for s in seeds}
+        for s, where in roots.items():         # before anything is generated
+            if (Path(where) / "manifest.json").exists(): check_seed(where, s)
+        for s, where in roots.items():
+            part = report_items(bench, where, split, size, None, with_overrides(cfg, {"seed": s}),
+                                splits)
+            out += [seeded(it, s) if len(seeds) > 1 else it for it in part]
+        return out[:limit]
     if bench == "reveal-synth":
         from reveal_nb.synth import ensure_generated
         ensure_generated(root, size, cfg, progress=False)
@@ -210,7 +226,8 @@ def report_label(rep: Report, run: Run) -> str:
     b, pool = run.traces[0]["backbone"], run.traces[0].get("rubric_pool")
     seeds = parse_seeds(rep.parameters.get("seeds"))
     where = (f"{rep.items[0].benchmark} {rep.parameters['size']} {rep.parameters['splits']}"
-             + (f" (seeds {','.join(map(str, seeds))})" if len(seeds) > 1 else "")
+             + (f" (seeds {','.join(map(str, seeds))})" if seeds and seeds != [rep.cfg.seed]
+                else "")
              if rep.items[0].benchmark == "reveal-synth" else rep.items[0].benchmark)
     return (f"{where} · backbone {Path(str(b['model'])).name} ({b['backend']})"
             + (f" · pool {pool['name']}" if pool else "") + f" · n = {len(run.traces)}")
