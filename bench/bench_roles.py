@@ -7,16 +7,17 @@ with a larger packaged model reading (verifier and answerer). Prints a Markdown 
 Both pairings answer the same reveal-synth small test questions (the first `--per-type` of each type over the
 pooled seeds) with the same memories (summarised by the bundled model in both, so built once). The reader's
 likelihood readings need a calibration fitted for it (`reveal-nb readings calibrate --set llm_model=READER`).
-Runs are resumable (one run folder per pairing under `--runs`). Model-seconds are summed from the traces' calls
-by role, cached replies counted at the latency they took when they were computed, so the table reports what
-each role costs, not what this rerun happened to recompute. Run it on an idle machine for the times.
+Runs are resumable (one run folder per pairing under `--runs`). Model-seconds by role are the run's scored cost
+(`scores.json`, `cost_per_question`): cached replies count at the latency they took when they were computed, so
+the table reports what each role costs, not what this rerun happened to recompute. Run it on an idle machine for
+the times.
 """
 import argparse, collections, json, os, sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-from reveal_nb.core import paired_difference, with_overrides, wilson
-from reveal_nb.analysis import Models, ensure_runs
-from reveal_nb.reports import report_config, report_items
+from reveal_nb.core import paired_difference, with_overrides
+from reveal_nb.analysis import Models, ensure_runs, trace_accuracy
+from reveal_nb.reports import parse_seeds, report_config, report_items
 
 ROLES = ("planner", "verifier", "answerer")
 
@@ -28,16 +29,6 @@ def pick(items, per_type):
         t = (it.qtypes or ["?"])[0]
         if seen[t] < per_type: seen[t] += 1; out.append(it)
     return out
-
-
-def role_seconds(traces):
-    "Mean model-seconds per question by role, and which model served each role."
-    secs, models = collections.Counter(), {}
-    for t in traces:
-        for c in t["calls"]:
-            secs[c["role"]] += c.get("latency_s") or 0.0
-            models.setdefault(c["role"], c.get("model", "?"))
-    return {r: secs[r] / len(traces) for r in secs}, models
 
 
 def main(argv=None):
@@ -54,8 +45,8 @@ def main(argv=None):
         sys.exit(f"{a.calibration}: no such calibration; fit one with "
                  f"reveal-nb readings calibrate --set llm_model={a.reader} --out {a.calibration}")
     base = report_config([])
-    seeds = [int(s) for s in a.seeds.split(",")]
-    items = pick(report_items("reveal-synth", a.root, size="small", cfg=base, seeds=seeds), a.per_type)
+    items = pick(report_items("reveal-synth", a.root, size="small", cfg=base, seeds=parse_seeds(a.seeds)),
+                 a.per_type)
     pairings = {
         "(a) one model": base,
         "(b) 135M plans and summarises, reader reads": with_overrides(base, {
@@ -71,17 +62,19 @@ def main(argv=None):
           + " | ".join(f"{r} s/q" for r in ROLES) + " | total s/q |")
     print("|---|---|---|" + "---|" * (len(ROLES) + 1))
     for name, run in runs.items():
-        k = sum(bool(t["correct"]) for t in run.traces)
-        lo, hi = wilson(k, len(run.traces))
-        secs, models = role_seconds(run.traces)
-        who = " / ".join(os.path.basename(str(models.get(r, "-"))) for r in ROLES)
-        print(f"| {name} | {who} | {k / len(run.traces):.3f} [{lo:.3f}, {hi:.3f}] | "
-              + " | ".join(f"{secs.get(r, 0):.1f}" for r in ROLES) + f" | {sum(secs.values()):.1f} |")
+        acc, cost = trace_accuracy(run.traces), run.scores["cost_per_question"]
+        roles = run.traces[0]["backbone"].get("roles", {})
+        who = " / ".join(os.path.basename(str(roles.get(r, run.traces[0]["backbone"]["model"]))) for r in ROLES)
+        secs = {r: cost.get(r, {}).get("latency_s", 0.0) for r in ROLES}
+        print(f"| {name} | {who} | {acc['accuracy']:.3f} [{acc['ci_low']:.3f}, {acc['ci_high']:.3f}]"
+              + (" (near chance)" if acc["near_chance"] else "") + " | "
+              + " | ".join(f"{secs[r]:.1f}" for r in ROLES)
+              + f" | {sum(c['latency_s'] for c in cost.values()):.1f} |")
     (a_run, b_run) = runs.values()
     d = paired_difference([t["correct"] for t in b_run.traces], [t["correct"] for t in a_run.traces])
     print(f"\n(b) − (a): {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
           f"right only in (b) {d['only_a']}, only in (a) {d['only_b']}, McNemar p = {d['mcnemar_p']:.3f}; "
-          f"chance 0.25")
+          f"chance {trace_accuracy(a_run.traces)['chance']:.2f}")
     print(json.dumps({n: str(r.dir) for n, r in runs.items()}), file=sys.stderr)
 
 
