@@ -22,12 +22,12 @@ _all_ = ["PAPER_ROWS", "PAPER_COLUMNS", "METHOD_NAMES", "published_table", "publ
          "published_value", "paper_column", "paper_accuracy", "paper_consistency"]
 
 # %% auto #0
-__all__ = ['accuracy_row', 'trace_accuracy', 'run_dir', 'Models', 'Run', 'missing_questions', 'ensure_runs', 'evidence_block',
-           'answer_jobs', 'round_answers', 'stop_round', 'replay_grid', 'volume_config', 'volume_point', 'volume_curve',
-           'round_points', 'reliability', 'sufficiency_agreement', 'final_verdict', 'verdict_groups', 'per_type',
-           'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split', 'pick_case', 'fallback_case',
-           'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'published', 'published_value',
-           'paper_column', 'paper_accuracy', 'paper_consistency']
+__all__ = ['accuracy_row', 'trace_accuracy', 'paired_rows', 'run_dir', 'Models', 'Run', 'missing_questions', 'ensure_runs',
+           'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid', 'volume_config',
+           'volume_point', 'volume_curve', 'round_points', 'reliability', 'sufficiency_agreement', 'final_verdict',
+           'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split',
+           'pick_case', 'fallback_case', 'PAPER_ROWS', 'PAPER_COLUMNS', 'METHOD_NAMES', 'published_table', 'published',
+           'published_value', 'paper_column', 'paper_accuracy', 'paper_consistency']
 
 # %% ../nbs/16_analysis.ipynb #d330a78f
 def accuracy_row(correct, chance) -> dict:
@@ -42,6 +42,23 @@ def accuracy_row(correct, chance) -> dict:
 def trace_accuracy(traces: list[dict]) -> dict:
     "`accuracy_row` of a run's traces (chance = 1 / number of options, averaged)."
     return accuracy_row([t["correct"] for t in traces], [1 / len(t["options"]) for t in traces])
+
+# %% ../nbs/16_analysis.ipynb #7a1c3f63
+def paired_rows(runs: dict[str, list[dict]], base: str, names: dict | None = None) -> pd.DataFrame:
+    """base − each other run on the questions both answered: difference, paired 95% interval,
+    questions right in only one of the two, McNemar's p."""
+    names = names or {}
+    first = {t["qid"]: t["correct"] for t in runs[base]}
+    rows = []
+    for other, traces in runs.items():
+        if other == base: continue
+        second = {t["qid"]: t["correct"] for t in traces}
+        both = [q for q in first if q in second]
+        if not both: continue
+        d = paired_difference([first[q] for q in both], [second[q] for q in both])
+        rows.append(dict(comparison=f"{names.get(base, base)} − {names.get(other, other)}",
+                         base=base, other=other, **d, distinguishable=d["mcnemar_p"] < 0.05))
+    return pd.DataFrame(rows)
 
 # %% ../nbs/16_analysis.ipynb #72ece66f
 def run_dir(runs, cfg: RevealConfig) -> Path:

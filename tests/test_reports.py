@@ -48,6 +48,9 @@ def test_every_report_writes_its_files(tiny):
     assert list(t2.variant) == ["m_base", "iter", "offmem", "onmem", "reveal", "no_rubric"]
     assert t2.published.notna().sum() == 5                      # every ladder row but the no-rubric one has a published number
     assert set(t2.n) == {2} and t2.accuracy.between(0, 1).all()
+    paired = pd.read_csv(tmp / "figures" / "table2_paired.csv")     # REVEAL against every other row
+    assert list(paired.other) == ["m_base", "iter", "offmem", "onmem", "no_rubric"] and set(paired.n) == {2}
+    assert (paired.ci_low <= paired.difference).all() and paired.mcnemar_p.between(0, 1).all()
     grid = pd.read_csv(tmp / "figures" / "sweep_theta-0.8.csv")
     assert len(grid) == 2 * 5 and set(grid.K) == {1, 2}
     assert (grid[grid.K == 1].mean_rounds == 1).all()
