@@ -22,7 +22,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: env demo figures book test test-fast test-main test-clip test-vllm bench clean-env
+.PHONY: env demo figures figures-full book test test-fast test-main test-clip test-vllm bench clean-env
 
 env: $(ENV_STAMP)
 
@@ -69,13 +69,20 @@ DEMO_WORKERS ?= 2
 demo: env
 	$(BIN)/reveal-nb demo --out runs/demo$(if $(filter small,$(DEMO_SIZE)),,-$(DEMO_SIZE)) --size $(DEMO_SIZE) --workers $(DEMO_WORKERS)
 
-## Every table and figure of the paper on the default (reveal-synth mini, bundled models); reuses earlier runs.
-# The runs are computed first in two one-thread processes, one per core (see "Two processes instead of one", chapter 16).
+## Every table and figure of the paper, short: reveal-synth mini (n = 10, bundled models) into figures/mini/;
+# reuses earlier runs. The runs are computed first in two one-thread processes, one per core (chapter 16).
 FIGURE_JOBS ?= 2
 # The sweep's θ values; each extra θ builds its own memories (`make figures FIGURE_THETAS=0.7,0.8,0.9`: about 16 min more).
 FIGURE_THETAS ?= 0.8
+FIGURE_OUT ?= figures/mini
 figures: env
-	$(BIN)/reveal-nb figures --jobs $(FIGURE_JOBS) --thetas $(FIGURE_THETAS)
+	$(BIN)/reveal-nb figures --jobs $(FIGURE_JOBS) --thetas $(FIGURE_THETAS) --out $(FIGURE_OUT)
+
+## The committed figures in figures/: reveal-synth small, three seeds pooled (n = 202, all eight types); hours of
+# both cores from nothing (see the README), and a rerun resumes from the traces in runs/figures-small/.
+figures-full: env
+	$(BIN)/reveal-nb figures --size small --seeds 0,1,2 --runs runs/figures-small --jobs $(FIGURE_JOBS) \
+		--thetas $(FIGURE_THETAS)
 
 ## The book (Jupyter Book 1.x, offline): chapters executed once and cached, report notebooks as `make figures` ran them.
 book: figures
