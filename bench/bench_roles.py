@@ -15,7 +15,7 @@ the times.
 import argparse, collections, json, os, sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-from reveal_nb.core import paired_difference, with_overrides
+from reveal_nb.core import paired_by_question, with_overrides
 from reveal_nb.analysis import Models, ensure_runs, trace_accuracy
 from reveal_nb.reports import parse_seeds, report_config, report_items
 
@@ -71,7 +71,7 @@ def main(argv=None):
               + " | ".join(f"{secs[r]:.1f}" for r in ROLES)
               + f" | {sum(c['latency_s'] for c in cost.values()):.1f} |")
     (a_run, b_run) = runs.values()
-    d = paired_difference([t["correct"] for t in b_run.traces], [t["correct"] for t in a_run.traces])
+    d = paired_by_question(*({t["qid"]: t["correct"] for t in r.traces} for r in (b_run, a_run)))
     print(f"\n(b) − (a): {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
           f"right only in (b) {d['only_a']}, only in (a) {d['only_b']}, McNemar p = {d['mcnemar_p']:.3f}; "
           f"chance {trace_accuracy(a_run.traces)['chance']:.2f}")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes,
                             atomic_write_json, atomic_write_text, config_to_dict, mmss,
-                            paired_difference, read_jsonl_records, wilson, with_overrides)
+                            paired_by_question, read_jsonl_records, wilson, with_overrides)
 from .answerer import answer_letters
 from .loop import VARIANTS, run_fingerprint
 from .paper_numbers import (METHOD_NAMES, PAPER_COLUMNS, PAPER_ROWS, paper_accuracy,
@@ -48,14 +48,11 @@ def paired_rows(runs: dict[str, list[dict]], base: str, names: dict | None = Non
     """base − each other run on the questions both answered: difference, paired 95% interval,
     questions right in only one of the two, McNemar's p."""
     names = names or {}
-    first = {t["qid"]: t["correct"] for t in runs[base]}
+    correct = {name: {t["qid"]: t["correct"] for t in traces} for name, traces in runs.items()}
     rows = []
-    for other, traces in runs.items():
-        if other == base: continue
-        second = {t["qid"]: t["correct"] for t in traces}
-        both = [q for q in first if q in second]
-        if not both: continue
-        d = paired_difference([first[q] for q in both], [second[q] for q in both])
+    for other in runs:
+        d = None if other == base else paired_by_question(correct[base], correct[other])
+        if d is None: continue
         rows.append(dict(comparison=f"{names.get(base, base)} − {names.get(other, other)}",
                          base=base, other=other, **d, distinguishable=d["mcnemar_p"] < 0.05))
     return pd.DataFrame(rows)

@@ -15,9 +15,10 @@ _all_ = ["RevealInputError", "RevealConfig", "coerce_field", "with_overrides",
 
 # %% auto #0
 __all__ = ['atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_utf8',
-           'read_jsonl_records', 'append_jsonl', 'exclusive_lock', 'cache_root', 'wilson', 'paired_difference', 'auroc',
-           'RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides', 'config_from_parameters',
-           'config_to_dict', 'config_from_dict', 'config_fingerprint', 'fields_with', 'describe_config']
+           'read_jsonl_records', 'append_jsonl', 'exclusive_lock', 'cache_root', 'wilson', 'paired_difference',
+           'paired_by_question', 'auroc', 'RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides',
+           'config_from_parameters', 'config_to_dict', 'config_from_dict', 'config_fingerprint', 'fields_with',
+           'describe_config']
 
 # %% ../nbs/00_core.ipynb #9ca5570b
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -178,6 +179,11 @@ def paired_difference(a, b, n_boot: int = 2000, seed: int = 0) -> dict:
          if m else 1.0)
     return dict(n=n, difference=sum(diff) / n, ci_low=boots[int(0.025 * n_boot)],
                 ci_high=boots[int(0.975 * n_boot) - 1], only_a=only_a, only_b=only_b, mcnemar_p=p)
+
+def paired_by_question(a: dict, b: dict) -> dict | None:
+    "`paired_difference` of two runs' correctness, keyed by question id, on the questions both had."
+    both = [q for q in a if q in b]
+    return paired_difference([a[q] for q in both], [b[q] for q in both]) if both else None
 
 # %% ../nbs/00_core.ipynb #f0e2c515
 def auroc(pos, neg) -> float:

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json,
-                            config_fingerprint, config_to_dict, mmss, paired_difference,
+                            config_fingerprint, config_to_dict, mmss, paired_by_question,
                             read_jsonl_records, wilson)
 from .models import usage_totals
 from .loop import (VARIANTS, memory_config, memory_levels, run_fingerprint, run_loop,
@@ -302,10 +302,8 @@ def compare_table(summaries: dict) -> str:
               for label, fn in rows]
     first = summaries[names[0]]
     for n in names[1:]:
-        both = [q for q in first.get("correct", {}) if q in summaries[n].get("correct", {})]
-        if not both: continue
-        d = paired_difference([first["correct"][q] for q in both],
-                              [summaries[n]["correct"][q] for q in both])
+        d = paired_by_question(first.get("correct", {}), summaries[n].get("correct", {}))
+        if d is None: continue
         lines.append(f"{names[0]} - {n}: {d['difference']:+.3f} on {d['n']} paired questions, "
                      f"95% interval [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
                      f"right only in {names[0]} {d['only_a']}, only in {n} {d['only_b']}, "
