@@ -103,13 +103,17 @@ class EvalWorker:
                         self.mems)
 
 # %% ../nbs/15_evaluate.ipynb #7d149481
-def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1):
-    "An executor running units on Ray actors (a local Ray instance when `address` is None)."
+def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1,
+                 announce: bool = True):
+    """An executor running units on Ray actors (a local Ray instance when `address` is None); with
+    `announce`, a line for each unit (a video's questions) a worker starts, before its memory is
+    built or loaded."""
     if workers < 1:
         raise RevealInputError("--workers", "workers",
                                f"{workers}: at least one Ray worker is needed")
     def execute(units: list, cfg: RevealConfig):
         import ray
+        from tqdm.auto import tqdm
         started = not ray.is_initialized()
         if started:
             env = {k: os.environ[k] for k in _ENV_KEYS if k in os.environ}
@@ -120,9 +124,14 @@ def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1)
         queue, pending = list(units), {}
         try:
             while queue or pending:
-                for a in actors:
+                for k, a in enumerate(actors):
                     if queue and a not in pending.values():
-                        pending[a.run.remote([asdict(it) for it in queue.pop(0)])] = a
+                        unit = queue.pop(0)
+                        if announce:
+                            tqdm.write(f"worker {k + 1}: video {unit[0].video_id}, its memory "
+                                       f"(built if missing), then {len(unit)} question"
+                                       + "s" * (len(unit) > 1))
+                        pending[a.run.remote([asdict(it) for it in unit])] = a
 
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 pending.pop(ready[0]); yield ray.get(ready[0])

@@ -33,7 +33,7 @@ def local(synth, tmp_path_factory):
 
 
 @pytest.mark.xdist_group("evaluate-local")   # shares the `local` run with the next test on one worker
-def test_ray_executor_gives_the_local_traces(local, tmp_path):
+def test_ray_executor_gives_the_local_traces(local, tmp_path, capsys):
     items, _ = local
     # M_base (one retrieval round, planner and answerer) keeps the model time small: the executor is under test here,
     # not the loop. The reply cache is off in the Ray run: the workers must compute every reply themselves.
@@ -44,6 +44,8 @@ def test_ray_executor_gives_the_local_traces(local, tmp_path):
     got = read_jsonl_records(tmp_path / "ray" / "traces.jsonl", key="qid")
     assert scores["n"] == len(items) == len(got)
     assert {q: untimed(t) for q, t in got.items()} == {q: untimed(t) for q, t in ref.items()}
+    started = [l for l in capsys.readouterr().out.splitlines() if l.startswith("worker ")]   # a line per unit started
+    assert {it.video_id for it in items} <= {l.split("video ")[1].split(",")[0] for l in started}
 
 
 @pytest.mark.xdist_group("evaluate-local")
