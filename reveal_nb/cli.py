@@ -146,14 +146,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "(the hand-written pool) or a rubric_pool.yaml")
     fi.set_defaults(fn=_cmd_figures)
     rd = sub.add_parser("readings", parents=[common], help="fit the likelihood readings' "
-                        "calibration (calibrate) or measure every reading (study)")
-    rd.add_argument("action", choices=["calibrate", "study"])
+                        "calibration (calibrate), fit the line reading on loop rounds (fit-loop) "
+                        "or measure every reading (study)")
+    rd.add_argument("action", choices=["calibrate", "fit-loop", "study"])
+    rd.add_argument("--runs", nargs="+", default=[], help="fit-loop: never-stopping REVEAL run "
+                    "folders on reveal-synth dev, one per seed of --seeds")
+    rd.add_argument("--size", default="small", help="fit-loop: the reveal-synth size of the runs")
     rd.add_argument("--per-type", type=int, default=20,
                     help="reveal-synth questions per type and split")
     rd.add_argument("--seeds", default="0,1,2", help="reveal-synth seeds, comma-separated")
     rd.add_argument("--slow-per-type", type=int, default=5, help="study: questions per type for "
                     "the generated and label-likelihood verifier readings")
-    rd.add_argument("--out", help="calibrate: the calibration file (default "
+    rd.add_argument("--out", help="calibrate, fit-loop: the calibration file (default "
                     "runs/readings/calibration.json); study: the tables' folder (default figures)")
     rd.add_argument("--fit", action="store_true", help="study: fit the calibration on the dev "
                     "split in the notebook instead of using the configured one")

@@ -286,6 +286,21 @@ def _cmd_readings(a, cfg):
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
     seeds = tuple(int(s) for s in a.seeds.split(","))
+    if a.action == "fit-loop":
+        from reveal_nb.loop_study import fit_loop_calibration
+        from reveal_nb.readings import calibration_for
+        from reveal_nb.rubrics import pool_for
+        if not a.runs: raise RevealInputError("--runs", "runs", "fit-loop needs run folders")
+        enc, out = make_text_encoder(cfg), Path(a.out or "runs/readings/calibration.json")
+        cal, points = fit_loop_calibration(calibration_for(cfg, enc=enc), enc, pool_for(cfg),
+                                           a.runs, list(seeds), a.size, out)
+        for which, lw in cal.lines.items():
+            p = lw["provenance"]
+            print(f"  {which}: {p['rounds']} rounds of {p['questions']} dev questions "
+                  f"({p['truly_sufficient']} truly sufficient), L2 {lw['l2']}")
+        print(f"calibration with line-reading weights: {out}\nuse it: "
+              f"--set readings_calibration={out}")
+        return
     if a.action == "calibrate":
         from reveal_nb.reading_study import calibrate
         out = Path(a.out or "runs/readings/calibration.json")

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reveal_nb.benchmarks import QAItem
     from reveal_nb.memory import OfflineMemory
-from .verifier import (Verdict, gain_match_batch, norubric_batch, parse_selection,
-                                select_request, verify_batch)
+from .verifier import (Verdict, gain_match_batch, lines_batch, norubric_batch,
+                                parse_selection, select_request, verify_batch)
 
 # %% auto #0
 __all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'Variant', 'memory_config', 'memory_levels', 'QuestionRun', 'start_run',
@@ -251,8 +251,14 @@ def judge(runs: list, llm, pool: RubricPool, cfg: RevealConfig, enc=None,
     readings = readings or run_readings(cfg, llm, enc)
     jobs = [dict(question=r.item.question, options=r.item.options,
                  criteria=r.criteria if stop == "rubric" else None,
-                 evidence=r.om.evidence_text(), cache=r.cache) for r in runs]
+                 evidence=r.om.evidence_text(), cache=r.cache, history=list(r.om.history),
+                 covered=r.om.covered_spans(),
+                 duration=r.mem.meta.get("duration") if r.mem is not None else None)
+            for r in runs]
     if stop == "rubric": return verify_batch(llm, jobs, pool, cfg, enc=enc, readings=readings)
+    if readings.stop.startswith("lines"):
+        return lines_batch(enc, jobs, None, cfg, readings.calibration, readings.calibration_path,
+                           analyse=(stop == "no_rubric"))
     if readings.family == "likelihood":
         return gain_match_batch(llm, enc, jobs, None, cfg, readings.calibration,
                                 analyse=(stop == "no_rubric"))

@@ -24,8 +24,8 @@ __all__ = ['FAMILIES', 'SMALL_MODEL_PARAMETERS', 'KIND_CUES', 'PLAIN_SYSTEM', 'P
 # %% ../nbs/10a_readings.ipynb #2b31923e
 FAMILIES = {
     "generate": dict(selection="generate", verifier="generate", stop="yes/no", answer="generate"),
-    "likelihood": dict(selection="question_form", verifier="gain_match",
-                       stop="gain_match (no rubric)", answer="option_text"),
+    "likelihood": dict(selection="question_form", verifier="lines",
+                       stop="lines (no rubric)", answer="option_text"),
 }
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 
@@ -214,6 +214,8 @@ class Calibration:
     provenance: dict = field(default_factory=dict)
     # kind -> {"gain", "match"}: the answerer's weights (empty: the gain alone)
     answer_by_kind: dict = field(default_factory=dict)
+    # the line reading's weights, fitted on loop rounds (chapters 11d, 11e): "rubric", "no_rubric"
+    lines: dict = field(default_factory=dict)
 
     def weights(self, kind: str) -> dict: return self.by_kind.get(kind) or self.by_kind["any"]
 
@@ -340,9 +342,12 @@ def load_calibration(path, llm=None, enc=None) -> Calibration:
         if set(w) != {"gain", "match"}:
             raise RevealInputError(path, f"answer_by_kind.{kind}",
                                    f"needs gain and match, got {sorted(w)}")
+    if not isinstance(raw.get("lines", {}), dict):
+        raise RevealInputError(path, "lines", "expected an object of line-reading weights "
+                               "('rubric', 'no_rubric'), as `reveal-nb readings fit-loop` writes")
     cal = Calibration(**{k: raw[k] for k in ("model", "encoder", "by_kind", "count_threshold")},
                       provenance=raw.get("provenance", {}),
-                      answer_by_kind=raw.get("answer_by_kind", {}))
+                      answer_by_kind=raw.get("answer_by_kind", {}), lines=raw.get("lines", {}))
     for what, mine, theirs in (("model", cal.model, getattr(llm, "model_name", None)),
                                ("encoder", cal.encoder, getattr(enc, "spec", None))):
         if theirs is not None and mine != theirs:

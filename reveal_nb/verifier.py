@@ -12,12 +12,13 @@ from .models import ChatRequest, ScoreRequest, call_record
 from .rubrics import RubricPool, aggregate, catalogue, rubric_text
 from .planner import format_options
 from .readings import RunReadings, missing_text, option_scores, read_options, run_readings
+from .line_reading import criterion_scores, gap_text, loop_weights
 
 # %% auto #0
 __all__ = ['SELECT_SYSTEM', 'SELECT_PROMPT', 'VERIFY_SYSTEM', 'VERIFY_PROMPT', 'LABEL_PROMPT', 'SCORE_LABELS', 'MISSING_PROMPT',
            'NORUBRIC_PROMPT', 'select_request', 'parse_selection', 'score_schema', 'verify_request', 'Verdict',
-           'verdict', 'expected_requests', 'missing_request', 'unknown_options', 'gain_match_batch', 'verify_batch',
-           'norubric_request', 'norubric_batch']
+           'verdict', 'expected_requests', 'missing_request', 'unknown_options', 'gain_match_batch', 'lines_batch',
+           'verify_batch', 'norubric_request', 'norubric_batch']
 
 # %% ../nbs/11_verifier.ipynb #077aa92a
 SELECT_SYSTEM = ("You decide which sufficiency criteria apply to a question about a video. "
@@ -213,6 +214,34 @@ def gain_match_batch(llm, enc, jobs: list[dict], pool: RubricPool | None, cfg: R
         out.append(v)
     return out
 
+# %% ../nbs/11_verifier.ipynb #95fb15b3
+def lines_batch(enc, jobs: list[dict], pool: RubricPool | None, cfg: RevealConfig, cal,
+                source="the readings calibration", analyse: bool = True) -> list[Verdict]:
+    """Verdicts of the line reading (chapter 11d) for many jobs; jobs with criteria=None are judged
+    without a rubric. `source` names the calibration file in errors."""
+    weights = {}
+    def lw(which):
+        if which not in weights: weights[which] = loop_weights(cal, which, source)
+        return weights[which]
+    out = []
+    for j in jobs:
+        rubric = bool(j.get("criteria"))
+        scores, shown = criterion_scores(enc, j, pool if rubric else None,
+                                         lw("rubric" if rubric else "no_rubric"),
+                                         cal.count_threshold)
+        if rubric: v = verdict(scores, [], "", j, pool, cfg, "lines")
+        else: v = Verdict("lines (no rubric)", scores=scores,
+                          **_best({o: s["(no rubric)"] for o, s in scores.items()}, cfg.tau))
+        v.unknown_options = [o for o, x in v.rho_by_option.items() if x < cfg.tau - 1e-9]
+        v.missing = (gap_text(j["question"], j["options"], v.rho_by_option, scores, cfg.tau,
+                              j.get("history"), j.get("covered", ()), j.get("duration"),
+                              cfg.query_jaccard_reject, cfg.decompose_query_words)
+                     if analyse and not v.sufficient else "")
+        v.measured = {f: [shown[o][f] for o in j["options"]]
+                      for f in ("words", "meaning", "others")}
+        out.append(v)
+    return out
+
 # %% ../nbs/11_verifier.ipynb #13820c53
 def _take(flat, sizes):
     "Split a flat result list into consecutive pieces of the given sizes."
@@ -235,6 +264,9 @@ def verify_batch(llm, jobs: list[dict], pool: RubricPool, cfg: RevealConfig, ana
     if reading == "gain_match":
         return gain_match_batch(llm, enc, jobs, pool, cfg,
                                 readings.require_calibration(llm, enc, cfg), analyse)
+    if reading == "lines":
+        return lines_batch(enc, jobs, pool, cfg, readings.require_calibration(llm, enc, cfg),
+                           readings.calibration_path, analyse)
     if reading != "expected": raise ValueError(f"unknown verifier reading {reading!r}")
     reqs = [expected_requests(j, pool) for j in jobs]
     parts = _take(llm.score_batch([r for rs in reqs for r in rs]), [len(rs) for rs in reqs])

@@ -1,0 +1,73 @@
+"""The verifier where it runs: the in-loop table of a reveal-synth run folder, in one command.
+
+    .venv/bin/python bench/bench_in_loop.py RUN [RUN ...] --seeds 0[,1] [--split test] [--size small]
+                                            [--rescore CALIBRATION]
+
+For every round of the runs' traces (best from a never-stopping run: `--set early_stop=false --set tau=1.0`),
+the cache the verifier saw and whether it truly held the decisive evidence (chapter 11e). Prints:
+1. the in-loop table of the ρ the run recorded: AUROC for truly sufficient, pooled and per type with a 95%
+   interval over questions, mean ρ per class, rounds with ρ ≥ τ and the share of them lacking the evidence,
+   and how often ρ rose at the round a cache became sufficient;
+2. with --rescore, the same table for ρ recomputed on the same caches by that calibration's line reading
+   (`lines.rubric`; the shipped calibration when given `shipped`), so a verifier is measured on the loop's own
+   rounds without rerunning the loop;
+3. what the loop did: early stops, mean rounds, calls per question, false stops, repair queries rejected as
+   repeats, repair rounds that added a new L1 segment.
+"""
+import argparse, os, sys, time
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from pathlib import Path
+from reveal_nb.core import RevealConfig, read_jsonl_records, with_overrides
+from reveal_nb.benchmarks import load_benchmark
+from reveal_nb.reports import seed_root
+from reveal_nb.loop_study import feature_table, in_loop_table, loop_behaviour, rho_values, run_points
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="+"); ap.add_argument("--seeds", default="0")
+    ap.add_argument("--split", default="test"); ap.add_argument("--size", default="small")
+    ap.add_argument("--rescore", default="", help="a calibration file, or 'shipped'")
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
+    a = ap.parse_args(argv)
+    cfg = with_overrides(RevealConfig(), a.sets, source="--set")
+    seeds = [int(s) for s in a.seeds.split(",")]
+    if len(seeds) != len(a.runs): sys.exit(f"--seeds: give one seed per run folder ({len(a.runs)})")
+    points, traces, items = [], [], {}
+    for run, seed in zip(a.runs, seeds):
+        root = seed_root(Path("data") / f"reveal-synth-{a.size}", seed)
+        points += run_points(run, root, a.split, prefix=f"seed{seed}-")
+        ts = list(read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values())
+        its = {it.qid: it for it in load_benchmark("reveal-synth", root, split=a.split)}
+        for t in ts: items[f"seed{seed}-{t['qid']}"] = its[t["qid"]]; t["qid"] = f"seed{seed}-{t['qid']}"
+        traces += ts
+    t0 = traces[0]
+    print(f"reveal-synth {a.size} {a.split}, seeds {seeds}: {len(traces)} questions, {len(points)} rounds; "
+          f"backbone {t0['backbone']['model']}, readings {t0['readings']}, rubric pool "
+          f"{t0['rubric_pool'].get('name')}, τ = {t0['tau']}, K = {t0['max_rounds']}\n")
+    import numpy as np
+    recorded = np.array([p["rho"] if p["rho"] is not None else np.nan for p in points])
+    print("## ρ as the run recorded it\n")
+    print(in_loop_table(points, recorded, cfg.tau).to_markdown(index=False))
+    if a.rescore:
+        from reveal_nb.encoders import make_text_encoder
+        from reveal_nb.readings import load_calibration, shipped_calibration_path
+        from reveal_nb.line_reading import loop_weights
+        from reveal_nb.rubrics import pool_for
+        path = shipped_calibration_path() if a.rescore == "shipped" else Path(a.rescore)
+        enc, pool = make_text_encoder(cfg), pool_for(cfg)
+        cal = load_calibration(path, enc=enc)
+        start = time.time()
+        feats = feature_table(enc, points, pool, cal.count_threshold)
+        rho = rho_values(points, feats, loop_weights(cal, "rubric", path), pool)
+        print(f"\n## ρ of the line reading ({path.name}, pool {pool.name}), recomputed on the same caches "
+              f"({time.time() - start:.1f} s for {len(points)} rounds)\n")
+        print(in_loop_table(points, rho, cfg.tau).to_markdown(index=False))
+    print("\n## What the loop did\n")
+    b = loop_behaviour(traces, items)
+    print("| " + " | ".join(b) + " |\n|" + "---|" * len(b) + "\n| " + " | ".join(str(v) for v in b.values()) + " |")
+
+
+if __name__ == "__main__":
+    main()
