@@ -243,7 +243,7 @@ def line_weights_from(raw, source, where: str) -> LineWeights:
     return LineWeights(list(raw["kinds"]), float(raw["bias"]), dict(raw["weights"]),
                        float(raw.get("l2", 1.0)), dict(raw.get("provenance", {})))
 
-# %% ../nbs/11d_line_reading.ipynb #e690efa6
+# %% ../nbs/11d_line_reading.ipynb #c440627e
 def loop_weights(cal, which: str, source) -> LineWeights:
     "A calibration's line-reading weights `which` ('rubric' or 'no_rubric'), named by `source`."
     raw = getattr(cal, "lines", None) or {}

@@ -140,7 +140,7 @@ def fit_loop_weights(enc, points: list[dict], pool: RubricPool, count_threshold:
         out[name] = rescale(lw, platt["gain"], platt["bias"])
     return out
 
-# %% ../nbs/11e_loop_study.ipynb #cfe55cb7
+# %% ../nbs/11e_loop_study.ipynb #9770257e
 def fit_loop_calibration(cal, enc, pool: RubricPool, runs: list, seeds: list, size: str, out,
                          data: str = "data") -> tuple:
     "(calibration with fitted `lines`, points): a fit on never-stopping dev runs, written to `out`."

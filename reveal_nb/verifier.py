@@ -214,7 +214,7 @@ def gain_match_batch(llm, enc, jobs: list[dict], pool: RubricPool | None, cfg: R
         out.append(v)
     return out
 
-# %% ../nbs/11_verifier.ipynb #95fb15b3
+# %% ../nbs/11_verifier.ipynb #7d89c28e
 def lines_batch(enc, jobs: list[dict], pool: RubricPool | None, cfg: RevealConfig, cal,
                 source="the readings calibration", analyse: bool = True) -> list[Verdict]:
     """Verdicts of the line reading (chapter 11d) for many jobs; jobs with criteria=None are judged
