@@ -14,10 +14,10 @@ from .readings import evidence_lines, line_spans, order_agreement, question_kind
 from .planner import clip_words, is_negation, jaccard
 
 # %% auto #0
-__all__ = ['FUNCTION_WORDS', 'LINE_FEATURES', 'AFTER_SECONDS', 'NOT_SEARCHABLE', 'stem', 'content_words', 'covered_share',
-           'encode_once', 'line_features', 'reading_kind', 'LineWeights', 'fit_line_weights', 'relevance_text',
-           'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text', 'line_weights_record',
-           'line_weights_from', 'loop_weights']
+__all__ = ['FUNCTION_WORDS', 'LINE_FEATURES', 'AFTER_SECONDS', 'NOT_SEARCHABLE', 'stem', 'content_words', 'evidence_units',
+           'covered_share', 'encode_once', 'line_features', 'reading_kind', 'LineWeights', 'fit_line_weights',
+           'relevance_text', 'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text',
+           'line_weights_record', 'line_weights_from', 'loop_weights']
 
 # %% ../nbs/11d_line_reading.ipynb #b3fee1ee
 FUNCTION_WORDS = set("""a an the on in of to at for from by with and or then because it its is was
@@ -36,10 +36,20 @@ def content_words(text: str) -> set:
     return {stem(w) for w in re.findall(r"[A-Za-z0-9]+", str(text))
             if w.lower() not in FUNCTION_WORDS}
 
+# %% ../nbs/11d_line_reading.ipynb #61d83a05
+_SENTENCE = re.compile(r'(?<=[.!?"])\s+(?=[A-Z"])')
+
+def evidence_units(evidence: str) -> list[tuple[int, str, tuple | None]]:
+    "(level, sentence, the line's span) of every sentence of every evidence line, in line order."
+    return [(lvl, s.strip(), span)
+            for (lvl, text), span in zip(evidence_lines(evidence), line_spans(evidence))
+            for s in _SENTENCE.split(text) if s.strip()]
+
 # %% ../nbs/11d_line_reading.ipynb #7fe9cb20
-LINE_FEATURES = ("words", "words_margin", "others", "meaning", "meaning_margin", "after",
-                 "after_margin", "in_span", "in_span_margin", "count_gap", "order", "order_margin",
-                 "occurrences", "coverage", "lines", "relevance")
+LINE_FEATURES = ("words", "words_margin", "with_question", "with_question_margin", "others",
+                 "meaning", "meaning_margin", "after", "after_margin", "in_span", "in_span_margin",
+                 "count_gap", "count_gap_words", "order", "order_margin", "occurrences",
+                 "occurrences_words", "coverage", "lines", "relevance")
 AFTER_SECONDS = 15.0   # a line that starts this soon after another follows it
 
 def _margin(v: np.ndarray) -> np.ndarray:
@@ -72,10 +82,10 @@ def line_features(enc, question: str, options: dict, evidence: str,
                   memo: dict | None = None) -> np.ndarray:
     """Per option (rows) the LINE_FEATURES (columns) of one cache; `memo` keeps embeddings between
     calls."""
-    n, lines = len(options), evidence_lines(evidence)
-    if not lines: return np.zeros((n, len(LINE_FEATURES)))
-    texts, levels = [t for _, t in lines], np.array([lvl for lvl, _ in lines])
-    spans = line_spans(evidence)
+    n, units = len(options), evidence_units(evidence)
+    if not units: return np.zeros((n, len(LINE_FEATURES)))
+    texts, levels = [t for _, t, _ in units], np.array([lvl for lvl, _, _ in units])
+    spans = [s for *_, s in units]
     L = encode_once(enc, texts, memo)
     Q = encode_once(enc, [relevance_text or question, question]
                     + [f"{question} {o}" for o in options.values()], memo)
@@ -86,7 +96,11 @@ def line_features(enc, question: str, options: dict, evidence: str,
     share = np.array([[len(o & content_words(t)) / max(1, len(o)) for o in option_words]
                       for t in texts])                     # lines x options
     words = (share * relevance[:, None]).max(0)
+    asked = content_words(question)
+    asked_share = np.array([len(asked & content_words(t)) / max(1, len(asked)) for t in texts])
+    with_question = (share * asked_share[:, None]).max(0)
     others = np.array([np.min(np.delete(words, i)) for i in range(n)]) if n > 1 else words
+    # sentences in time order (a line's sentences keep their order): what follows a sentence
     timed = sorted((s, i) for i, s in enumerate(spans) if s and levels[i] == 1)
     after = np.zeros(n)
     for (sa, a), (sb, b) in zip(timed, timed[1:]):
@@ -95,15 +109,20 @@ def line_features(enc, question: str, options: dict, evidence: str,
     in_span = (np.array([max([relevance[i] for s, i in timed if s[0] < b and a < s[1]], default=0.0)
                          for a, b in option_spans]) if all(option_spans) else np.zeros(n))
     occurrences = float(((to_question >= count_threshold) & (levels == 1)).sum())
-    try: count_gap = -np.abs(np.array([float(o) for o in options.values()]) - occurrences)
-    except ValueError: count_gap = np.zeros(n)
+    occurrences_words = float(((asked_share >= 1.0) & (levels == 1)).sum())
+    try: numbers = np.array([float(o) for o in options.values()])
+    except ValueError: numbers = None
+    count_gap = -np.abs(numbers - occurrences) if numbers is not None else np.zeros(n)
+    count_gap_words = -np.abs(numbers - occurrences_words) if numbers is not None else np.zeros(n)
     order = order_agreement(options, evidence)
     order = np.full(n, 0.5) if order is None else np.asarray(order, float)
     coverage = covered_share([s for s, i in timed], duration)
     same = lambda x: np.full(n, float(x))
-    return np.c_[words, _margin(words), others, meaning, _margin(meaning), after, _margin(after),
-                 in_span, _margin(in_span), count_gap, order, _margin(order), same(occurrences),
-                 same(coverage), same(np.log1p(len(lines))), same(relevance.max())]
+    n_lines = len(evidence_lines(evidence))
+    return np.c_[words, _margin(words), with_question, _margin(with_question), others, meaning,
+                 _margin(meaning), after, _margin(after), in_span, _margin(in_span), count_gap,
+                 count_gap_words, order, _margin(order), same(occurrences), same(occurrences_words),
+                 same(coverage), same(np.log1p(n_lines)), same(relevance.max())]
 
 # %% ../nbs/11d_line_reading.ipynb #bc330e09
 def reading_kind(question: str) -> str:

@@ -62,7 +62,7 @@ def run_points(run_dir, root, split: str, prefix: str = "") -> list[dict]:
     return points
 
 # %% ../nbs/11e_loop_study.ipynb #1f53e6fc
-L2_GRID = (1.0, 3.0, 10.0, 30.0)
+L2_GRID = (3.0, 10.0, 30.0, 100.0, 300.0)
 
 def point_features(enc, p: dict, pool: RubricPool | None, count_threshold: float,
                    rubric: bool = True, memo: dict | None = None) -> list[tuple]:
@@ -81,7 +81,9 @@ def feature_table(enc, points: list[dict], pool: RubricPool | None, count_thresh
             for p in points]
 
 def _rows(points, feats):
-    return [(X, reading_kind(p["question"]), float(p["truly_sufficient"]))
+    "(features, kind, per option: the round truly decides the question and this is its answer)."
+    return [(X, reading_kind(p["question"]),
+             np.array([float(p["truly_sufficient"] and o == p["gold"]) for o in p["options"]]))
             for p, fs in zip(points, feats) for _, X in fs]
 
 def rho_values(points, feats, lw: LineWeights, pool: RubricPool | None) -> np.ndarray:
