@@ -36,7 +36,7 @@ def content_words(text: str) -> set:
     return {stem(w) for w in re.findall(r"[A-Za-z0-9]+", str(text))
             if w.lower() not in FUNCTION_WORDS}
 
-# %% ../nbs/11d_line_reading.ipynb #61d83a05
+# %% ../nbs/11d_line_reading.ipynb #e1086d9c
 _SENTENCE = re.compile(r'(?<=[.!?"])\s+(?=[A-Z"])')
 
 def evidence_units(evidence: str) -> list[tuple[int, str, tuple | None]]:
