@@ -16,7 +16,7 @@ from .planner import clip_words, is_negation, jaccard
 # %% auto #0
 __all__ = ['FUNCTION_WORDS', 'LINE_FEATURES', 'AFTER_SECONDS', 'NOT_SEARCHABLE', 'stem', 'content_words', 'evidence_units',
            'covered_share', 'encode_once', 'line_features', 'reading_kind', 'LineWeights', 'fit_line_weights',
-           'relevance_text', 'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text',
+           'relevance_text', 'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text', 'gap_queries',
            'line_weights_record', 'line_weights_from', 'loop_weights']
 
 # %% ../nbs/11d_line_reading.ipynb #b3fee1ee
@@ -242,6 +242,13 @@ def gap_text(question: str, options: dict, rho_by_option: dict, scores: dict, ta
                  else "Nothing new to search by text.")
     if unseen: parts.append(f"Not yet seen: {unseen}.")
     return " ".join(p for p in parts if p)
+
+# %% ../nbs/11d_line_reading.ipynb #dcf39808
+def gap_queries(gap: str, most: int = 4) -> tuple[list, bool]:
+    "(the phrases a gap asks to search, at most `most`; True when it has nothing new to search)."
+    m = re.search(r"Search for: (.*?)\.(?: Not yet seen:|$)", gap or "")
+    phrases = [p.strip() for p in m.group(1).split(";") if p.strip()] if m else []
+    return phrases[:most], not phrases
 
 # %% ../nbs/11d_line_reading.ipynb #f578a9cd
 def line_weights_record(lw: LineWeights) -> dict:

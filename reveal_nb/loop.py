@@ -18,6 +18,7 @@ from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Acti
                                is_negation, merge_hits, negation_probes, repair_request, retrieve,
                                screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
 from .readings import RunReadings, run_readings, select_by_form
+from .line_reading import gap_queries
 from .answerer import answer_letters, direct_input, frames_for_answer
 from .record import (OPERATIONAL_FIELDS, TRACE_FORMAT, backbone_of, run_fingerprint,
                               trace_of)
@@ -31,9 +32,9 @@ from .verifier import (Verdict, gain_match_batch, lines_batch, norubric_batch,
 
 # %% auto #0
 __all__ = ['VARIANTS', 'STOPS', 'FOLLOWUP_PROMPT', 'Variant', 'memory_config', 'memory_levels', 'QuestionRun', 'start_run',
-           'followup_request', 'plan_round', 'joint_encoder', 'visual_candidates', 'merge_channels', 'execute_action',
-           'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'read_directly', 'answer_batch',
-           'stop_reading', 'run_loop']
+           'followup_request', 'read_gap', 'plan_round', 'joint_encoder', 'visual_candidates', 'merge_channels',
+           'execute_action', 'select_criteria', 'admit_round', 'judge', 'decide', 'answer_frames', 'read_directly',
+           'answer_batch', 'stop_reading', 'run_loop']
 
 # %% ../nbs/12_loop.ipynb #fe585415
 @dataclass(frozen=True)
@@ -126,15 +127,30 @@ def followup_request(run: QuestionRun, cfg: RevealConfig) -> ChatRequest:
         options=format_options(run.item.options))}
     return req
 
-def plan_round(runs: list, t: int, llm, cfg: RevealConfig) -> list[Action]:
-    "Every open run's action for round t (one batched planner call)."
+def read_gap(run: QuestionRun, cfg: RevealConfig) -> Action | None:
+    """The repair action the verifier's gap asks for (its phrases, or uniform sampling), when the
+    run's gap is one `gap_text` wrote; else None."""
+    gap = run.om.missing
+    if "Search for:" not in gap and "Nothing new to search by text." not in gap: return None
+    queries, sample = gap_queries(gap, cfg.max_repair_queries)
+    return (Action("Uniform Sampling", source="gap") if sample
+            else Action("Text Retrieval", queries, source="gap"))
+
+def plan_round(runs: list, t: int, llm, cfg: RevealConfig,
+               readings: RunReadings | None = None) -> list[Action]:
+    """Every open run's action for round t (one batched planner call); a planner that reads the gap
+    takes a repair round's action from it."""
     v = VARIANTS[cfg.variant]
+    reads_gap = readings is not None and "gap" in getattr(readings, "planner", "")
     actions, reqs, where = [None] * len(runs), [], []
     for i, r in enumerate(runs):
         if t == 0 and is_negation(r.item.question):
             actions[i] = Action("Text Retrieval", negation_probes(r.item.question, r.item.options,
                                                                   cfg.decompose_query_words),
                                 source="negation probes")
+            continue
+        if t > 0 and v.online and reads_gap and (gap := read_gap(r, cfg)) is not None:
+            actions[i] = gap
             continue
         reqs.append(decompose_request(r.item.question, r.item.options, cfg) if t == 0 else
                     repair_request(r.om.planner_view(), cfg) if v.online else
@@ -341,7 +357,7 @@ def run_loop(runs: list, llm, enc, pool: RubricPool, cfg: RevealConfig) -> list:
         live = [r for r in runs if not r.done]
         if not live: break
         # 1 plan
-        actions = plan_round(live, t, llm, cfg)
+        actions = plan_round(live, t, llm, cfg, readings)
         # 2 retrieve, select criteria, rerank and admit
         executed = [execute_action(r, a, enc, cfg) for r, a in zip(live, actions)]
         if variant.stop == "rubric": select_criteria(live, llm, pool, enc, cfg, readings)

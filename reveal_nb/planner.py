@@ -129,7 +129,7 @@ class Action:
     strategy: str                 # "Text Retrieval" | "Uniform Sampling"
     queries: list = field(default_factory=list)
     reasoning: str = ""
-    source: str = "planner"       # decomposer | negation probes | planner | fallback
+    source: str = "planner"       # decomposer | negation probes | planner | gap | fallback
     rejected: list = field(default_factory=list)   # [{"query", "reason"}], filled by the executor
     fallback: str = ""            # why the executor switched to Uniform Sampling, if it did
 

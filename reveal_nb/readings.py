@@ -23,9 +23,11 @@ __all__ = ['FAMILIES', 'SMALL_MODEL_PARAMETERS', 'KIND_CUES', 'PLAIN_SYSTEM', 'P
 
 # %% ../nbs/10a_readings.ipynb #2b31923e
 FAMILIES = {
-    "generate": dict(selection="generate", verifier="generate", stop="yes/no", answer="generate"),
+    "generate": dict(selection="generate", verifier="generate", stop="yes/no", answer="generate",
+                     planner="generate"),
     "likelihood": dict(selection="question_form", verifier="lines",
-                       stop="lines (no rubric)", answer="option_text"),
+                       stop="lines (no rubric)", answer="option_text",
+                       planner="generate; repair rounds search the gap"),
 }
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 
