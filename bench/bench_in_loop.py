@@ -45,7 +45,8 @@ def main(argv=None):
     t0 = traces[0]
     print(f"reveal-synth {a.size} {a.split}, seeds {seeds}: {len(traces)} questions, {len(points)} rounds; "
           f"backbone {t0['backbone']['model']}, readings {t0['readings']}, rubric pool "
-          f"{t0['rubric_pool'].get('name')}, τ = {t0['tau']}, K = {t0['max_rounds']}\n")
+          f"{t0['rubric_pool'].get('name')}; the run's τ = {t0['tau']}, K = {t0['max_rounds']}; "
+          f"the tables use τ = {cfg.tau}\n")
     import numpy as np
     recorded = np.array([p["rho"] if p["rho"] is not None else np.nan for p in points])
     print("## ρ as the run recorded it\n")
