@@ -21,7 +21,8 @@ from pathlib import Path
 from reveal_nb.core import RevealConfig, read_jsonl_records, with_overrides
 from reveal_nb.benchmarks import load_benchmark
 from reveal_nb.reports import seed_root
-from reveal_nb.loop_study import feature_table, in_loop_table, loop_behaviour, rho_values, run_points
+from reveal_nb.loop_study import (beyond_type, feature_table, in_loop_table, loop_behaviour, rho_values,
+                                  run_points)
 
 
 def main(argv=None):
@@ -51,6 +52,7 @@ def main(argv=None):
     recorded = np.array([p["rho"] if p["rho"] is not None else np.nan for p in points])
     print("## ρ as the run recorded it\n")
     print(in_loop_table(points, recorded, cfg.tau).to_markdown(index=False))
+    print(f"\nbeyond the type of question: {beyond_type(points, recorded)}")
     if a.rescore:
         from reveal_nb.encoders import make_text_encoder
         from reveal_nb.readings import load_calibration, shipped_calibration_path
@@ -65,6 +67,7 @@ def main(argv=None):
         print(f"\n## ρ of the line reading ({path.name}, pool {pool.name}), recomputed on the same caches "
               f"({time.time() - start:.1f} s for {len(points)} rounds)\n")
         print(in_loop_table(points, rho, cfg.tau).to_markdown(index=False))
+        print(f"\nbeyond the type of question: {beyond_type(points, rho)}")
     print("\n## What the loop did\n")
     b = loop_behaviour(traces, items)
     print("| " + " | ".join(b) + " |\n|" + "---|" * len(b) + "\n| " + " | ".join(str(v) for v in b.values()) + " |")

@@ -12,8 +12,8 @@ from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_js
 from .models import ChatRequest
 from .rubrics import (QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool,
                                pool_for, save_pool)
-from .verifier import (gain_match_batch, norubric_batch, parse_selection, select_request,
-                                verify_batch)
+from .verifier import (gain_match_batch, lines_batch, norubric_batch, parse_selection,
+                                select_request, verify_batch)
 from .readings import run_readings, select_by_form
 from .planner import format_options
 from .answerer import answer_letters
@@ -155,7 +155,12 @@ def judge_pairs(llm, pairs: list[dict], pool: RubricPool | None, cfg: RevealConf
     readings = run_readings(cfg, llm, enc)
     if verifier == "no_rubric":
         crit, caches = [[] for _ in pairs], [{} for _ in pairs]
-        if readings.family == "likelihood":
+        if readings.stop.startswith("lines"):
+            vp, vn = (lines_batch(enc, [_job(p, side, None, k) for p, k in zip(pairs, caches)],
+                                  None, cfg, readings.calibration, readings.calibration_path,
+                                  analyse=False)
+                      for side in ("positive", "negative"))
+        elif readings.family == "likelihood":
             vp, vn = (gain_match_batch(llm, enc,
                                        [_job(p, side, None, k) for p, k in zip(pairs, caches)],
                                        None, cfg, readings.calibration, analyse=False)

@@ -4,11 +4,10 @@
 
 # %% ../nbs/11d_line_reading.ipynb #727c0d8e
 from __future__ import annotations
-import json, re
+import re
 from dataclasses import dataclass, field, asdict
-from pathlib import Path
 import numpy as np
-from .core import RevealInputError, atomic_write_json, mmss
+from .core import RevealInputError, mmss
 from .rubrics import RubricPool
 from .readings import evidence_lines, line_spans, order_agreement, question_kind, time_span
 from .planner import clip_words, is_negation, jaccard
@@ -51,10 +50,12 @@ LINE_FEATURES = ("words", "words_margin", "with_question", "with_question_margin
                  "count_gap", "count_gap_words", "order", "order_margin", "occurrences",
                  "occurrences_words", "coverage", "lines", "relevance")
 AFTER_SECONDS = 15.0   # a line that starts this soon after another follows it
+_NUMBER = re.compile(r"\d+(\.\d+)?")
 
 def _margin(v: np.ndarray) -> np.ndarray:
     "Each entry minus the largest of the others."
-    return np.array([v[i] - np.max(np.delete(v, i)) for i in range(len(v))]) if len(v) > 1 else v
+    if len(v) < 2: return np.zeros(len(v))
+    return np.array([v[i] - np.max(np.delete(v, i)) for i in range(len(v))])
 
 def covered_share(spans, duration) -> float:
     "The share of [0, duration] that a list of (start, end) spans covers."
@@ -110,8 +111,8 @@ def line_features(enc, question: str, options: dict, evidence: str,
                          for a, b in option_spans]) if all(option_spans) else np.zeros(n))
     occurrences = float(((to_question >= count_threshold) & (levels == 1)).sum())
     occurrences_words = float(((asked_share >= 1.0) & (levels == 1)).sum())
-    try: numbers = np.array([float(o) for o in options.values()])
-    except ValueError: numbers = None
+    numbers = (np.array([float(o) for o in options.values()])
+               if all(_NUMBER.fullmatch(str(o).strip()) for o in options.values()) else None)
     count_gap = -np.abs(numbers - occurrences) if numbers is not None else np.zeros(n)
     count_gap_words = -np.abs(numbers - occurrences_words) if numbers is not None else np.zeros(n)
     order = order_agreement(options, evidence)
@@ -234,8 +235,10 @@ def gap_text(question: str, options: dict, rho_by_option: dict, scores: dict, ta
                    key=lambda o: -rho_by_option.get(o, 0))
     phrases = list(dict.fromkeys(clip_words(f"{core} {options[o]}" if _searchable(options[o])
                                             else core, words) for o in open_))
-    tried = list(history or [])
-    phrases = [p for p in phrases if all(jaccard(p, h) < jaccard_reject for h in tried)]
+    tried, kept = list(history or []), []
+    for p in phrases:
+        if p.strip() and all(jaccard(p, h) < jaccard_reject for h in tried + kept): kept.append(p)
+    phrases = [p.replace(";", ",") for p in kept]
     unseen = ", ".join(f"{mmss(a)}-{mmss(b)}" for a, b in unseen_stretches(covered, duration))
     parts = [f"Unmet: {unmet}." if unmet != "(no rubric)" else ""]
     parts.append(f"Search for: {'; '.join(phrases)}." if phrases
@@ -260,8 +263,10 @@ def line_weights_from(raw, source, where: str) -> LineWeights:
         raise RevealInputError(source, where, f"expected an object, found {type(raw).__name__}")
     for f in ("kinds", "bias", "weights"):
         if f not in raw: raise RevealInputError(source, f"{where}.{f}", "missing")
-    if not isinstance(raw["weights"], dict) or not all(
-            isinstance(v, (int, float)) for v in raw["weights"].values()):
+    if not isinstance(raw["kinds"], list) or not all(isinstance(k, str) for k in raw["kinds"]):
+        raise RevealInputError(source, f"{where}.kinds", "expected a list of kinds of question")
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not isinstance(raw["weights"], dict) or not all(map(number, raw["weights"].values())):
         raise RevealInputError(source, f"{where}.weights", "expected names mapped to numbers")
     known = set(LineWeights(list(raw["kinds"]), 0.0, {}).names())
     extra = sorted(set(raw["weights"]) - known)

@@ -16,7 +16,7 @@ from .line_reading import (LINE_FEATURES, LineWeights, fit_line_weights, line_fe
 # %% auto #0
 __all__ = ['L2_GRID', 'cache_text', 'round_points', 'run_points', 'point_features', 'feature_table', 'rho_values', 'choose_l2',
            'rescale', 'fit_loop_weights', 'fit_loop_calibration', 'auroc_interval', 'rises', 'in_loop_table',
-           'loop_behaviour']
+           'beyond_type', 'loop_behaviour']
 
 # %% ../nbs/11e_loop_study.ipynb #2c350207
 def cache_text(pieces: list[dict]) -> str:
@@ -216,6 +216,22 @@ def in_loop_table(points: list[dict], rho, tau: float) -> pd.DataFrame:
                                        if high.any() else np.nan),
                      "rises": f"{up}/{n_up}"})
     return pd.DataFrame(rows)
+
+# %% ../nbs/11e_loop_study.ipynb #0b1e0881
+def beyond_type(points: list[dict], rho) -> dict:
+    "{'within type': AUROC over same-type pairs, 'type only': AUROC of the type's base rate}."
+    rho = np.asarray(rho, float)
+    y = np.array([p["truly_sufficient"] for p in points])
+    types = np.array([p["type"] for p in points])
+    num = den = 0.0
+    for t in set(types):
+        pos, neg = rho[(types == t) & y], rho[(types == t) & ~y]
+        pairs = len(pos) * len(neg)
+        if pairs: num += auroc(pos, neg) * pairs; den += pairs
+    rate = {t: y[types == t].mean() for t in set(types)}
+    base = np.array([rate[t] for t in types])
+    return {"within type": round(num / den, 3) if den else np.nan,
+            "type only": round(auroc(base[y], base[~y]), 3)}
 
 # %% ../nbs/11e_loop_study.ipynb #baa89255
 def loop_behaviour(traces: list[dict], items: dict | None = None) -> dict:

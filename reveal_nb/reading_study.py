@@ -261,14 +261,18 @@ def selection_table(questions: list[dict], pool: RubricPool, cfg: RevealConfig,
 # %% ../nbs/11a_reading_study.ipynb #5eb80189
 def calibrate(llm, enc, out, per_type: int = 20, seeds=(0, 1, 2), size: str = "small",
               folder="runs/readings", progress: bool = True) -> Calibration:
-    "Measure the dev split and write the fitted calibration to `out`."
-    from reveal_nb.readings import save_calibration
+    """Measure the dev split and write the fitted calibration to `out`. The line reading reads
+    the encoder alone, so the shipped weights come along when the encoder is the shipped one
+    (refit them on this backbone's loop rounds with `reveal-nb readings fit-loop`)."""
+    from reveal_nb.readings import save_calibration, shipped_calibration_path
     from reveal_nb.synth import GENERATOR_VERSION
     qs = study_questions("dev", per_type, seeds, size)
     recs = measure(llm, enc, qs, progress, records_path(folder, llm, enc, "dev", size, seeds))
     cal = fit_calibration(recs, llm.model_name, enc.spec,
                           dict(split="dev", size=size, seeds=list(seeds), per_type=per_type,
                                generator_version=GENERATOR_VERSION, made=time.strftime("%Y-%m-%d")))
+    shipped = json.loads(shipped_calibration_path().read_text())
+    if shipped.get("encoder") == enc.spec: cal.lines = shipped.get("lines", {})
     save_calibration(cal, out)
     return cal
 

@@ -392,8 +392,8 @@ def readings_line(d: dict) -> str:
     "One line naming a run's readings (a trace's `readings`)."
     # a trace written before families
     if "family" not in d: return ", ".join(f"{k} {v}" for k, v in d.items())
-    roles = ", ".join(f"{role} {d[role]}" for role in ("selection", "verifier", "stop", "answer")
-                      if role in d)
+    order = ("selection", "verifier", "stop", "answer", "planner")
+    roles = ", ".join(f"{role} {d[role]}" for role in order if role in d)
     return (f"{d['family']} family ({roles}"
             + (f"; calibration {d['calibration']}" if d.get("calibration") else "") + ")")
 
@@ -407,5 +407,10 @@ def run_readings(cfg: RevealConfig, llm, enc=None) -> RunReadings:
                                f"{roles['verifier']!r} reads the evidence with the answerer's "
                                f"calibration, fitted for {roles['answerer']!r}: "
                                "give both roles one model")
-    if r.family == "likelihood": r.require_calibration(llm, enc, cfg)
+    if r.family == "likelihood":
+        cal = r.require_calibration(llm, enc, cfg)
+        if r.verifier == "lines" and not cal.lines:
+            raise RevealInputError(r.calibration_path, "lines",
+                                   "missing: the verifier's line-reading weights; fit them with "
+                                   "`reveal-nb readings fit-loop` (chapter 11e)")
     return r
