@@ -25,7 +25,8 @@ def test_reveal_loop_against_vllm_serve(vllm_server, tmp_path):
     for t in traces:
         # a server cannot score likelihoods, so `auto` generates in every role (chapter 10a)
         assert t["backbone"]["backend"] == "openai" and t["readings"] == dict(family="generate", selection="generate", verifier="generate",
-                                                                            stop="generate", answer="generate")
+                                                                            stop="generate", answer="generate",
+                                                                            planner="generate")
         assert 1 <= t["n_rounds"] <= 3 and t["answer"] in t["options"]
         assert {c["role"] for c in t["calls"]} >= {"planner", "verifier", "answerer"}
         for r in t["rounds"]:
