@@ -247,7 +247,8 @@ def _cmd_merge(a, cfg):
 
 # %% ../nbs/90a_commands.ipynb #b14cc35a
 def _cmd_figures(a, cfg):
-    from reveal_nb.reports import figures_pool, refresh_windows, run_reports
+    from reveal_nb.pages import HEADLINE_SOURCES, refresh_windows, write_headline
+    from reveal_nb.reports import figures_pool, run_reports
     if a.config:
         raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as "
                                "--set KEY=VALUE (they reach every report notebook)")
@@ -275,7 +276,9 @@ def _cmd_figures(a, cfg):
     if pool: params["overrides"] = params["overrides"] + [f"rubric_pool={pool}"]
     done = run_reports(a.only.split(",") if a.only else None, params, thetas=thetas, jobs=a.jobs)
     print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
-    # the committed figures: chapters' windows follow
+    if all((Path(a.out) / f"{name}.csv").exists() for name in HEADLINE_SOURCES):
+        print(f"headline numbers: {write_headline(a.out)}")
+    # the committed figures: the chapters' and pages' windows follow
     if Path(a.out).resolve() == Path("figures").resolve() and Path("nbs").is_dir():
         for name in refresh_windows("nbs", "."): print(f"window refreshed: nbs/{name}")
     print(f"{'total':28} {sum(d['seconds'] for d in done):8.1f} s; figures and tables in {a.out}/, "

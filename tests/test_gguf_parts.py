@@ -1,7 +1,7 @@
-"""The Qwen2.5-Coder-0.5B-Instruct parts of `BUNDLED_PARTS`, where they are installed (README, "A larger
+"""The Qwen2.5-Coder-0.5B-Instruct parts of `BUNDLED_PARTS`, where they are installed (`nbs/guide.md`, "A larger
 model in parts"; the project does not depend on them, so elsewhere these tests are skipped).
 
-They check what the README says of the parts: they join to the recorded file, and that file's GGUF
+They check what the guide says of the parts: they join to the recorded file, and that file's GGUF
 metadata names the model, its architecture and its quantisation, and carries no license field.
 """
 import importlib.util

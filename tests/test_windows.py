@@ -2,11 +2,11 @@
 committed run's file, and every report notebook shows its committed figure."""
 import json, re
 from conftest import ROOT
-from reveal_nb.reports import stale_windows
+from reveal_nb.pages import stale_windows
 
 
 def test_windows_show_the_committed_files():
-    assert stale_windows(ROOT / "nbs", ROOT) == [], "run `reveal-nb figures` (or `reveal_nb.reports.refresh_windows()`)"
+    assert stale_windows(ROOT / "nbs", ROOT) == [], "run `reveal-nb figures` (or `reveal_nb.pages.refresh_windows()`)"
 
 
 def test_the_loop_chapter_opens_with_a_trace_window():
