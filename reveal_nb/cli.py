@@ -83,9 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--variants", default="reveal,m_base", help="comma-separated: reveal, "
                    "no_rubric, onmem, offmem, iter, m_base, direct, no_verify")
     d.set_defaults(fn=_cmd_demo)
-    tr = sub.add_parser("trace", parents=[common], help="show one question's trace")
-    tr.add_argument("action", choices=["show"])
+    tr = sub.add_parser("trace", parents=[common],
+                        help="show one question's trace (show: as text, plot: as a picture)")
+    tr.add_argument("action", choices=["show", "plot"])
     tr.add_argument("traces", help="a traces.jsonl file"); tr.add_argument("qid")
+    tr.add_argument("--out", help="plot: the picture's file, .png or .svg (default: QID.png)")
     tr.set_defaults(fn=_cmd_trace)
     ru = sub.add_parser("rubrics", parents=[common],
                         help="learn a rubric pool (build) or print one (show)")

@@ -348,6 +348,13 @@ def _cmd_trace(a, cfg):
         raise RevealInputError(a.traces, f"{a.qid}.{missing[0]}",
                                "missing: not a trace of `reveal-nb demo` or `eval` "
                                f"(lacks {', '.join(missing)})")
+    if a.action == "plot":
+        from reveal_nb.trace_plot import save_trace_plot
+        out = a.out or f"{a.qid}.png"
+        try: print(f"trace picture: {save_trace_plot(t, out)}")
+        except OSError as e:
+            raise RevealInputError(out, "out", f"cannot write there ({e})") from None
+        return
     print(render_trace(t, t.get("tau", cfg.tau)))
 
 TRACE_FIELDS = ("qid", "type", "question", "options", "variant", "backbone", "readings", "rounds",

@@ -81,7 +81,8 @@ def _covered(intervals, spans) -> list[bool]:
 
 def grade(trace: dict, item) -> dict:
     """The trace with its ground-truth grading: per round gold_in_cache, misleading_in_cache,
-    truly_sufficient; at the end gold_evidence, gold_in_final, truly_sufficient_final."""
+    truly_sufficient; at the end gold_evidence, misleading_evidence, gold_in_final,
+    truly_sufficient_final."""
     from reveal_nb.synth_truth import is_sufficient
     gold, misleading = item.evidence or [], item.misleading or []
     truly = lambda spans: is_sufficient(item, spans) if gold else None
@@ -91,7 +92,8 @@ def grade(trace: dict, item) -> dict:
         r.update(gold_in_cache=_covered(gold, spans),
                  misleading_in_cache=_covered(misleading, spans), truly_sufficient=truly(spans))
     final = [(e["start"], e["end"]) for e in trace["final_evidence"] if e["level"] == 1]
-    graded = dict(gold_evidence=gold, gold_in_final=_covered(gold, final),
+    graded = dict(gold_evidence=gold, misleading_evidence=misleading,
+                  gold_in_final=_covered(gold, final),
                   truly_sufficient_final=truly(final))
     # graded fields sit after the evidence, as before
     keys = list(trace); at = keys.index("rejected_evidence") + 1

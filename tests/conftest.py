@@ -1,5 +1,5 @@
 """Shared test set-up: offline model hubs, repository paths."""
-import os
+import os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 
@@ -8,6 +8,17 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[1]
+CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+
+
+def kill_when(args, ready, limit=900):
+    "Start the CLI and SIGKILL it as soon as ready() is true; True if it was killed (False: it finished first)."
+    p = subprocess.Popen(CLI + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    while p.poll() is None and time.time() - t0 < limit:
+        if ready(): p.send_signal(signal.SIGKILL); p.wait(); return True
+        time.sleep(0.02)
+    p.wait(); return False
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +34,8 @@ def synth(tmp_path_factory):
 import importlib.util as _util
 
 collect_ignore = [name for name, module in (("vllm_env", "vllm"), ("clip_env", "open_clip")) if _util.find_spec(module) is None]
+# tests/manual holds checks that need what the project does not install (`make check-gguf-parts` runs them)
+if os.environ.get("REVEAL_NB_MANUAL") != "1": collect_ignore.append("manual")
 
 # Parallel workers (pytest-xdist, `make test` runs two) each get an equal share of the cores as torch threads,
 # set here before any test imports torch; notebook kernels and CLI subprocesses inherit it.

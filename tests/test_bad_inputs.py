@@ -4,7 +4,7 @@ import json, subprocess, sys
 from pathlib import Path
 import pytest
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 
 
 def _video(t):

@@ -9,7 +9,7 @@ from reveal_nb.core import RevealConfig, sha256_file
 from reveal_nb.synth_render import write_video
 from reveal_nb.synth_world import narration_track, simulate
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 NAMES = [f"DAY1_A1_JAKE_{t}.mp4" for t in ("11000000", "11003000", "11010000")]
 ASKED = ("11004500", "11012500")        # 11:00:45 (in the second clip) and 11:01:25 (in the third)
 

@@ -10,7 +10,7 @@ from reveal_nb.rubrics import load_pool
 
 # xdist_group: the tests share the module's expensive fixtures, so parallel workers keep them on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("construct")]
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI, kill_when
 
 
 @pytest.fixture(scope="module")
@@ -80,13 +80,6 @@ def test_build_writes_a_pool_the_loop_runs_with(reference, synth, tmp_path):
     assert trace["criteria"] and set(trace["criteria"]) <= {c.name for c in pool.criteria}
 
 
-def _kill_when(args, ready, limit=900):
-    p = subprocess.Popen(CLI + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t0 = time.time()
-    while p.poll() is None and time.time() - t0 < limit:
-        if ready(): p.send_signal(signal.SIGKILL); p.wait(); return True
-        time.sleep(0.02)
-    p.wait(); return False
 
 
 KILL_POINTS = {  # one point keeps the suite short: the run is then half way (pairs judged, proposals not yet made)
@@ -97,7 +90,7 @@ KILL_POINTS = {  # one point keeps the suite short: the run is then half way (pa
 @pytest.mark.parametrize("point", list(KILL_POINTS))
 def test_killed_construction_resumes_to_the_same_result(point, reference, synth, tmp_path):
     out = tmp_path / "run"
-    killed = _kill_when(_args(synth, out), lambda: KILL_POINTS[point](out))
+    killed = kill_when(_args(synth, out), lambda: KILL_POINTS[point](out))
     if killed:
         assert not (out / "report.json").exists()
         with open(out / "pairs.jsonl", "a") as f: f.write('{"qid": "torn')   # a half-written last line as well

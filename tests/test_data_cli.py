@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from reveal_nb.benchmarks import write_example_files
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 
 
 @pytest.mark.parametrize("name", ["videomme", "lvbench", "longvideobench", "egolifeqa", "egor1"])

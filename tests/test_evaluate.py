@@ -13,7 +13,7 @@ from reveal_nb.memory import OfflineMemory, memory_key, memory_root
 from reveal_nb.video import parse_srt
 
 pytestmark = pytest.mark.slow
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 # One question per unit; two rounds keep the loop's planner, verifier and answerer in
 # play at half the cost of the default three.
 CFG = with_overrides(RevealConfig(), {"question_batch": 1, "max_rounds": 2})

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.slow
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI, kill_when
 VID = "synth-tiny-test-000"
 
 
@@ -26,14 +26,6 @@ def _run(args, **kw):
     return res
 
 
-def _kill_when(args, ready, limit=600):
-    "Start the CLI and SIGKILL it as soon as ready() is true; True if it was killed (False: it finished first)."
-    p = subprocess.Popen(CLI + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t0 = time.time()
-    while p.poll() is None and time.time() - t0 < limit:
-        if ready(): p.send_signal(signal.SIGKILL); p.wait(); return True
-        time.sleep(0.02)
-    p.wait(); return False
 
 
 def _folder(memory_dir):
@@ -65,7 +57,7 @@ KILL_POINTS = {  # when to kill the build: each point leaves a different stage h
 @pytest.mark.parametrize("point", list(KILL_POINTS))
 def test_killed_memory_build_resumes_to_the_same_memory(point, synth, reference_memory, tmp_path):
     mem = tmp_path / "memory"
-    killed = _kill_when(_build_args(synth, mem), lambda: KILL_POINTS[point](mem))
+    killed = kill_when(_build_args(synth, mem), lambda: KILL_POINTS[point](mem))
     if killed: assert not _has(mem, "meta.json")
     _run(_build_args(synth, mem))
     d = _folder(mem)
@@ -144,7 +136,7 @@ def test_killed_run_resumes_to_the_same_traces(point, synth, reference_run, tmp_
              "after the first trace": lambda: traces.exists() and traces.read_text().count("\n") >= 1}[point]
     if point == "after the first trace":   # the memory is the other test's business: start from the reference's
         subprocess.run(["cp", "-r", str(ref_mem), str(mem)], check=True)
-    killed = _kill_when(_demo_args(synth, out, mem), ready)
+    killed = kill_when(_demo_args(synth, out, mem), ready)
     _run(_demo_args(synth, out, mem))
     assert _traces(out) == _traces(ref_out)
     assert killed, f"the run finished before the kill point {point!r} was seen"

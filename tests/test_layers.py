@@ -9,12 +9,15 @@ METHOD_MODULES = ("planner", "verifier", "answerer", "readings", "loop", "memory
 
 
 def _imported(path) -> set[str]:
-    "Every module name a file imports, relative imports resolved against the package."
+    """Every module name a file imports, relative imports resolved against the package; a name imported
+    from the package itself (`from . import synth`, `from reveal_nb import synth`) counts as a module."""
     out = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import): out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
-            out.add(("reveal_nb." if node.level else "") + (node.module or ""))
+            base = ".".join(p for p in ("reveal_nb" if node.level else "", node.module or "") if p)
+            out.add(base)
+            if base == "reveal_nb": out |= {f"reveal_nb.{a.name}" for a in node.names}
     return out
 
 
@@ -26,8 +29,10 @@ def test_method_modules_do_not_import_synthetic_data():
 
 def test_the_check_sees_a_lazy_import(tmp_path):
     p = tmp_path / "m.py"
-    p.write_text("def f():\n    from reveal_nb.synth_questions import is_sufficient\n    from .synth import generate\n")
-    assert {"reveal_nb.synth_questions", "reveal_nb.synth"} <= _imported(p)
+    p.write_text("def f():\n    from reveal_nb.synth_questions import is_sufficient\n    from .synth import generate\n"
+                 "    from . import synth_truth\n    from reveal_nb import synth_audit\n    import reveal_nb.synth_world\n")
+    assert {"reveal_nb.synth_questions", "reveal_nb.synth", "reveal_nb.synth_truth", "reveal_nb.synth_audit",
+            "reveal_nb.synth_world"} <= _imported(p)
 
 
 def test_notebook_and_module_names_agree():

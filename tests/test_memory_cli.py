@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from reveal_nb.synth import generate
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 
 
 @pytest.mark.slow

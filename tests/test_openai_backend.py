@@ -13,7 +13,7 @@ from reveal_nb.core import RevealConfig, RevealInputError, with_overrides
 from reveal_nb.models import StructuredOutputError
 from reveal_nb.served import ModelServerError, OpenAIBackend
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 REPLY = {"choices": [{"index": 0, "message": {"role": "assistant", "content": '{"n": 3}'},
                       "finish_reason": "stop"}],
          "usage": {"prompt_tokens": 11, "completion_tokens": 4}}

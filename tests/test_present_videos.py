@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from reveal_nb.benchmarks import load_benchmark, write_example_files
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 
 
 def lvbench_with_one_video(root):

@@ -8,7 +8,7 @@ from reveal_nb.core import RevealConfig, RevealInputError
 from reveal_nb.synth import ensure_generated, generate
 from reveal_nb.traces import run_variant
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 
 
 def test_a_foreign_folder_is_refused_and_left_untouched(tmp_path):

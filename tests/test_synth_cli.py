@@ -3,7 +3,7 @@ import hashlib, json, subprocess, sys
 from pathlib import Path
 import decord
 
-CLI = [str(Path(sys.executable).parent / "reveal-nb")]
+from conftest import CLI
 
 
 def test_synth_tiny_writes_a_checked_dataset(tmp_path):
