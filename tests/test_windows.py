@@ -15,9 +15,10 @@ def test_the_loop_chapter_opens_with_a_trace_window():
     assert any("window:figures/fig5_case.txt" in c["metadata"].get("tags", []) for c in first)
 
 
-def test_every_report_notebook_shows_its_committed_figure():
+def test_every_report_notebook_shows_its_committed_figure_under_its_title():
     for p in sorted((ROOT / "nbs" / "reports").glob("*.ipynb")):
-        cells = [c for c in json.loads(p.read_text())["cells"] if "remove-cell" in c["metadata"].get("tags", [])]
+        cells = json.loads(p.read_text())["cells"][1:2]
+        assert cells and "remove-cell" in cells[0]["metadata"].get("tags", []), f"{p.name}: no committed figure under the title"
         images = [m for c in cells for m in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", "".join(c["source"]))]
         assert images, f"{p.name}: no committed figure shown"
         for im in images: assert (p.parent / im).resolve().exists(), f"{p.name}: {im} is missing"
