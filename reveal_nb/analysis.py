@@ -4,17 +4,15 @@
 
 # %% ../nbs/16_analysis.ipynb #0f7d2212
 from __future__ import annotations
-import io, json, math
 from dataclasses import dataclass
 from pathlib import Path
-import matplotlib
 import numpy as np
 import pandas as pd
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes,
-                            atomic_write_json, atomic_write_text, config_to_dict, mmss,
+from .core import (RevealConfig, RevealInputError, append_jsonl, mmss,
                             paired_by_question, read_jsonl_records, wilson, with_overrides)
 from .answerer import answer_letters
-from .loop import VARIANTS, run_fingerprint
+from .loop import VARIANTS
+from .record import run_fingerprint
 from .paper_numbers import (METHOD_NAMES, PAPER_COLUMNS, PAPER_ROWS, paper_accuracy,
                                      paper_column, paper_consistency, published,
                                      published_table, published_value)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_benchmarks.ipynb #7acd3057
 from __future__ import annotations
-import json, random, re, warnings
+import json, re, warnings
 from pathlib import Path
 from .core import RevealInputError, read_utf8
 from .qa_items import QAItem, check_item, _unique_ids
@@ -92,7 +92,6 @@ def _first_existing(*paths):
 # %% ../nbs/04_benchmarks.ipynb #d71a24b3
 def load_videomme(root, duration="long") -> list[QAItem]:
     "Video-MME items of one duration split from the official parquet."
-    import pandas as pd
     root = Path(root); src = root / "videomme" / "test-00000-of-00001.parquet"
     if not src.exists():
         raise RevealInputError(src, "file", "not found (expected the official Video-MME parquet)")
@@ -257,7 +256,6 @@ EGO_IDENTITIES = ["A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "
 
 # %% ../nbs/04_benchmarks.ipynb #8cb920ad
 def _egor1_parquet(src, root):
-    import pandas as pd
     items, skipped = Items(), []
     for n, r in enumerate(_read_parquet(src).to_dict("records")):
         rid = str((r.get("extra_info") or {}).get("index", n))

@@ -8,10 +8,10 @@ import argparse, errno, json, sys, warnings
 from pathlib import Path
 from .core import RevealConfig, RevealInputError, config_from_dict, with_overrides
 from .served import ModelServerError
-from .commands import (TRACE_FIELDS, _bench_items, _cmd_chat, _cmd_config, _cmd_data,
+from .commands import (_cmd_chat, _cmd_config, _cmd_data,
                                 _cmd_demo, _cmd_embed, _cmd_eval, _cmd_figures, _cmd_memory,
                                 _cmd_merge, _cmd_models, _cmd_readings, _cmd_rubrics, _cmd_synth,
-                                _cmd_trace, _keep_other_run, _load_items, run_demo)
+                                _cmd_trace)
 
 # %% auto #0
 __all__ = ['config_from_args', 'build_parser', 'main']

@@ -40,7 +40,8 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
     from reveal_nb.traces import render_trace, run_variant, summarize
-    from reveal_nb.loop import VARIANTS, run_fingerprint
+    from reveal_nb.loop import VARIANTS
+    from reveal_nb.record import run_fingerprint
     for v in variants:
         if v not in VARIANTS:
             raise RevealInputError("--variants", v, f"unknown variant; known: {list(VARIANTS)}")

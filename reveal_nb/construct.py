@@ -4,20 +4,17 @@
 
 # %% ../nbs/14_construct.ipynb #8cfb9cfc
 from __future__ import annotations
-import hashlib, json, re, string, time
-from pathlib import Path
+import hashlib, re, string
 import numpy as np
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc,
-                            mmss, read_jsonl_records, with_overrides)
+from .core import (RevealConfig, auroc,
+                            mmss, with_overrides)
 from .models import ChatRequest
-from .rubrics import (QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool,
-                               pool_for, save_pool)
+from .rubrics import (QUESTION_KINDS, Criterion, RubricPool, catalogue)
 from .verifier import (gain_match_batch, lines_batch, norubric_batch, parse_selection,
                                 select_request, verify_batch)
 from .readings import run_readings, select_by_form
 from .planner import format_options
 from .answerer import answer_letters
-from .loop import run_fingerprint
 
 # %% auto #0
 __all__ = ['TEACHER_SYSTEM', 'TEACHER_PROMPT', 'EDIT_OPS', 'EDIT_WEIGHTS', 'PROPOSE_SYSTEM', 'PROPOSE_PROMPT', 'candidate_query',

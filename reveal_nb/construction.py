@@ -4,20 +4,15 @@
 
 # %% ../nbs/14a_construction.ipynb #ea3c11b4
 from __future__ import annotations
-import hashlib, json, re, string, time
+import json, time
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json, auroc,
-                            mmss, read_jsonl_records, with_overrides)
-from .models import ChatRequest
-from .rubrics import (QUESTION_KINDS, Criterion, RubricPool, catalogue, load_pool,
+from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json,
+                            read_jsonl_records, with_overrides)
+from .rubrics import (RubricPool, load_pool,
                                pool_for, save_pool)
-from .verifier import (gain_match_batch, norubric_batch, parse_selection, select_request,
-                                verify_batch)
-from .readings import run_readings, select_by_form
-from .planner import format_options
-from .answerer import answer_letters
-from .loop import run_fingerprint
+from .readings import run_readings
+from .record import run_fingerprint
 from .construct import (answer_three_ways, apply_edits, best_iteration, consolidate,
                                  criterion_from_dict, criterion_text, decide_edit, evidence_of,
                                  filter_verdict, gather_candidates, ground_truth_labels,

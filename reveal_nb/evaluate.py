@@ -9,11 +9,11 @@ from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 from .core import (RevealConfig, RevealInputError, atomic_write_json, atomic_write_text,
-                            config_from_dict, config_to_dict, read_jsonl_records, append_jsonl)
+                            config_from_dict, config_to_dict)
 from .benchmarks import QAItem
 from .scoring import official_reply, score
 from .models import usage_totals
-from .traces import read_traces, run_variant, run_unit, summarize, _check_traces
+from .traces import read_traces, run_variant, run_unit, summarize
 from .loop import VARIANTS
 from .rubrics import pool_for
 

@@ -4,24 +4,19 @@
 
 # %% ../nbs/12_loop.ipynb #210a2c57
 from __future__ import annotations
-import hashlib, json, string, time
+import string
 from dataclasses import dataclass, field, asdict
-from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, atomic_write_json, config_fingerprint,
-                            config_to_dict, mmss, fields_with, read_jsonl_records, with_overrides)
-from .models import ChatRequest, ScoreRequest, call_record, usage_totals
+from .core import RevealConfig, RevealInputError, with_overrides
+from .models import ChatRequest, call_record
 from .online import OnlineMemory
-from .rubrics import RubricPool, criterion_texts, pool_for, rubric_rerank
-from .planner import (DECOMPOSE_EXAMPLE, DECOMPOSE_SYSTEM, QUESTION_PROMPT, Action,
-                               action_from_reply, clip_words, decompose_request, format_options,
+from .rubrics import RubricPool, criterion_texts, rubric_rerank
+from .planner import (Action, action_from_reply, decompose_request, format_options,
                                is_negation, merge_hits, negation_probes, repair_request, retrieve,
-                               screen_queries, uniform_unvisited, UNIFORM, _queries_schema)
+                               screen_queries, uniform_unvisited, UNIFORM)
 from .readings import RunReadings, run_readings, select_by_form
 from .line_reading import gap_queries
 from .answerer import answer_letters, direct_input, frames_for_answer
-from .record import (OPERATIONAL_FIELDS, TRACE_FORMAT, backbone_of, run_fingerprint,
-                              trace_of)
 from typing import TYPE_CHECKING
 # for the annotations only; the loop takes any item and memory of these shapes
 if TYPE_CHECKING:

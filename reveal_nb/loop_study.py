@@ -4,13 +4,12 @@
 
 # %% ../nbs/11e_loop_study.ipynb #93ff7d9d
 from __future__ import annotations
-import json
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from .core import RevealInputError, auroc, mmss, read_jsonl_records
-from .rubrics import RubricPool, aggregate
-from .line_reading import (LINE_FEATURES, LineWeights, fit_line_weights, line_features,
+from .rubrics import RubricPool
+from .line_reading import (LineWeights, fit_line_weights, line_features,
                                     reading_kind, relevance_text)
 
 # %% auto #0

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_memory.ipynb #629dda7d
 from __future__ import annotations
-import hashlib, io, json, os, string, sys, time, warnings
+import hashlib, io, json, string, sys, time, warnings
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np

@@ -4,14 +4,12 @@
 
 # %% ../nbs/01_models.ipynb #084d65ad
 from __future__ import annotations
-import base64, hashlib, importlib.util, io, json, os, shutil, sqlite3, threading, time
-import urllib.error, urllib.request
-from concurrent.futures import ThreadPoolExecutor
+import hashlib, json, sqlite3, threading, time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import jsonschema
 from fastcore.basics import patch
-from .core import RevealConfig, RevealInputError, cache_root, sha256_file
+from .core import RevealConfig, RevealInputError, cache_root
 
 # %% auto #0
 __all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'ChatRequest', 'ChatResult', 'usage_totals', 'call_record', 'UsageLedger',

@@ -159,4 +159,3 @@ def write_headline(figures_dir) -> Path:
     path = Path(figures_dir) / "headline.md"
     atomic_write_text(path, headline_text(figures_dir))
     return path
-

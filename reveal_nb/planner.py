@@ -5,7 +5,7 @@
 # %% ../nbs/10_planner.ipynb #20afa88b
 from __future__ import annotations
 import re, string
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 import numpy as np
 from .core import RevealConfig, mmss
 from .models import ChatRequest

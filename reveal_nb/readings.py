@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from .core import RevealConfig, RevealInputError, atomic_write_json
 from .models import ScoreRequest, call_record
-from .rubrics import QUESTION_KINDS, RubricPool
+from .rubrics import RubricPool
 from .planner import is_negation
 
 # %% auto #0

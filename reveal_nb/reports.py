@@ -4,16 +4,14 @@
 
 # %% ../nbs/16a_reports.ipynb #a9a9110d
 from __future__ import annotations
-import hashlib, io, json, math
+import hashlib, io, json
 from dataclasses import dataclass, replace
 from pathlib import Path
 import matplotlib
-import numpy as np
 import pandas as pd
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_bytes,
-                            atomic_write_json, atomic_write_text, config_to_dict, mmss,
-                            paired_difference, read_jsonl_records, wilson, with_overrides)
-from .loop import VARIANTS, run_fingerprint
+from .core import (RevealConfig, RevealInputError, atomic_write_bytes,
+                            atomic_write_json, atomic_write_text, with_overrides)
+from .record import run_fingerprint
 from .analysis import (Models, Run, ensure_runs, missing_questions, run_dir,
                                 volume_config)
 from .traces import item_fingerprint

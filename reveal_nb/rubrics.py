@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_rubrics.ipynb #f1e56938
 from __future__ import annotations
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import yaml

@@ -4,10 +4,7 @@
 
 # %% ../nbs/04a_scoring.ipynb #da5f3c7b
 from __future__ import annotations
-import json, random, re, warnings
-from dataclasses import dataclass, field
-from pathlib import Path
-from .core import RevealInputError, sha256_file
+import random, re
 from .benchmarks import QAItem
 
 # %% auto #0

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 from fastcore.basics import patch
-from .core import RevealConfig, RevealInputError, cache_root, sha256_file
+from .core import RevealConfig, RevealInputError
 from .models import ChatBackend, ChatRequest, StructuredOutputError, _Raw, weights_identity
 from .transformers_backend import resolve_model_path
 

@@ -4,9 +4,9 @@
 
 # %% ../nbs/03b_synth_questions.ipynb #3d7f8346
 from __future__ import annotations
-import itertools, random, string
-from .core import RevealConfig, mmss
-from .synth_world import ACTOR, OBJECTS, narration_track
+import itertools, random
+from .core import mmss
+from .synth_world import ACTOR, OBJECTS
 from .synth_claims import (
     _colour, _free, _named, _obj, _place, _slot_of, _unsaid, claims_of, clashes, entities)
 

@@ -4,7 +4,6 @@
 
 # %% ../nbs/03a_synth_render.ipynb #7ddb7f0d
 from __future__ import annotations
-import os
 from pathlib import Path
 import numpy as np
 from .synth_world import DECOR, OBJECTS, PLACES, hash_seed
@@ -147,4 +146,3 @@ def write_video(truth: dict, path) -> list[dict]:
         for pkt in st.encode(): box.mux(pkt)
     os.replace(tmp, path)
     return degraded
-

@@ -4,9 +4,9 @@
 
 # %% ../nbs/03c_synth_truth.ipynb #6fe81304
 from __future__ import annotations
-import itertools, random, re, string
-from .core import RevealConfig, mmss
-from .synth_world import ACTOR, OBJECTS, narration_track
+import random, string
+from .core import RevealConfig
+from .synth_world import ACTOR, narration_track
 from .synth_claims import entities
 from .synth_questions import (_ACTIONS, _anchor_text, _iv, _line, _options, _reason,
                                        _short, _slot, _span, _words, count_options, video_questions)

@@ -6,10 +6,9 @@
 from __future__ import annotations
 import io, textwrap
 from pathlib import Path
-import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from .core import RevealInputError, atomic_write_bytes, mmss
+from .core import RevealInputError, atomic_write_bytes
 
 # %% auto #0
 __all__ = ['LEVEL_COLOURS', 'FINDER_HATCH', 'finder', 'timeline_end', 'plot_trace', 'save_trace_plot']

@@ -4,16 +4,15 @@
 
 # %% ../nbs/13_traces.ipynb #85cc0776
 from __future__ import annotations
-import json, os, time
+import json, time
 from collections import Counter
 from pathlib import Path
 import numpy as np
-from .core import (RevealConfig, RevealInputError, append_jsonl, atomic_write_json,
-                            config_fingerprint, config_to_dict, mmss, paired_by_question,
+from .core import (RevealConfig, RevealInputError, append_jsonl, mmss, paired_by_question,
                             read_jsonl_records, wilson)
 from .models import usage_totals
-from .loop import (VARIANTS, memory_config, memory_levels, run_fingerprint, run_loop,
-                            start_run, trace_of)
+from .loop import VARIANTS, memory_config, memory_levels, run_loop, start_run
+from .record import run_fingerprint, trace_of
 from .readings import readings_line
 from .rubrics import pool_for
 
@@ -194,7 +193,6 @@ def run_variant(items: list, cfg: RevealConfig, out_dir, llm=None, enc=None, pro
     finishes; one writer per folder).
     `executor(units, cfg)` yields the traces of each unit; default: this process
     (`local_executor`)."""
-    from tqdm.auto import tqdm
     from filelock import FileLock, Timeout
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(out_dir / ".writer.lock"))

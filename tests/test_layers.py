@@ -59,3 +59,13 @@ def test_notebook_code_wraps_at_100_characters():
             for c in json.loads(p.read_text())["cells"] if c["cell_type"] == "code"
             for line in "".join(c["source"]).splitlines() if len(line) > 100]
     assert not long, f"{len(long)} code lines over 100 characters, first: {long[:3]}"
+
+
+def test_no_module_imports_what_it_does_not_use():
+    "No unused imports (ruff's F401): a name re-exported by name is imported from the module that defines it instead."
+    import subprocess, sys
+    from pathlib import Path
+    ruff = Path(sys.executable).parent / "ruff"
+    res = subprocess.run([str(ruff), "check", "--select", "F401", "--exclude", "reveal_nb/_modidx.py",
+                          "--output-format", "concise", "reveal_nb/"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, f"unused imports (fix them in the notebooks):\n{res.stdout[-3000:]}"

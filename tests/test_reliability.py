@@ -68,7 +68,7 @@ def test_a_full_disk_leaves_no_partial_merge(tmp_path, monkeypatch):
 def test_a_changed_question_is_answered_again_not_reused(tmp_path):
     "A finished trace whose question changed since (here its gold letter) is not reused: the runner answers it again."
     from reveal_nb.benchmarks import QAItem
-    from reveal_nb.loop import run_fingerprint
+    from reveal_nb.record import run_fingerprint
     from reveal_nb.traces import answered_this, item_fingerprint
     cfg = RevealConfig()
     it = QAItem("unit", "q1", "v", "Which?", {"A": "x", "B": "y"}, "A", ["attribute"])
