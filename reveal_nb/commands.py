@@ -40,6 +40,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     from reveal_nb.models import make_llm
     from reveal_nb.encoders import make_text_encoder
     from reveal_nb.traces import render_trace, run_variant, summarize
+    from reveal_nb.trace_plot import save_trace_plot
     from reveal_nb.loop import VARIANTS
     from reveal_nb.record import run_fingerprint
     for v in variants:
@@ -63,6 +64,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
         show = next((t for t in traces if t["n_rounds"] > 1), traces[0])
         atomic_write_text(out_dir / v / "example_trace.txt", render_trace(show, vcfg.tau) + "\n")
         summaries[v]["example_trace"] = str(out_dir / v / "example_trace.txt")
+        save_trace_plot(show, out_dir / v / "example_trace.png")
         # so far in this call: replies reused and written
         summaries[v]["reply_cache"] = llm.cache_stats() if executor is None else None
         atomic_write_json(out_dir / v / "report.json",
@@ -166,8 +168,8 @@ def _cmd_demo(a, cfg):
                   f"{'every' if s['sufficient_rate'] else 'no'} question: "
                   f"the loop is degenerate here (rounds: {s['rounds_hist']})")
         print(f"{v}: {s['seconds']} s; traces {s['traces']}; "
-              f"one rendered trace: {s['example_trace']}")
-    print(f"any question: reveal-nb trace show {first['traces']} QID")
+              f"one rendered trace: {s['example_trace']} (as a picture: .png)")
+    print(f"any question: reveal-nb trace show {first['traces']} QID (or trace plot, a picture)")
     c = list(reps.values())[-1]["reply_cache"]
     if c and c["path"]:
         print(f"reply cache: {c['reused']} replies reused, {c['computed']} written by the model "

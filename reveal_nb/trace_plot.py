@@ -14,7 +14,7 @@ from .core import RevealInputError, atomic_write_bytes
 __all__ = ['LEVEL_COLOURS', 'FINDER_HATCH', 'finder', 'timeline_end', 'plot_trace', 'save_trace_plot']
 
 # %% ../nbs/13a_trace_plot.ipynb #b0f361e8
-LEVEL_COLOURS = {1: "#4C72B0", 2: "#DD8452", 3: "#55A868"}
+LEVEL_COLOURS = {1: "#4C72B0", 2: "#DD8452", 3: "#8172B3"}
 FINDER_HATCH = {"text": None, "visual": "..", "sampled": "///"}
 
 def finder(evidence: dict) -> str:

@@ -1,4 +1,4 @@
-"""`reveal-nb demo` and `reveal-nb trace show` as a user runs them, with the bundled models (slow)."""
+"""`reveal-nb demo`, `reveal-nb trace show` and `trace plot` as a user runs them (the demo with the bundled models: slow)."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
@@ -13,6 +13,7 @@ def test_demo_then_trace_show(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     print(run.stdout)
     assert "reveal" in run.stdout and "chance" in run.stdout and "one rendered trace" in run.stdout
+    assert (tmp_path / "run" / "reveal" / "example_trace.png").read_bytes()[:4] == b"\x89PNG"
     traces = tmp_path / "run" / "reveal" / "traces.jsonl"
     qid = json.loads(traces.read_text().splitlines()[0])["qid"]
     show = subprocess.run(CLI + ["trace", "show", str(traces), qid], capture_output=True, text=True)
@@ -30,3 +31,17 @@ def test_demo_rejects_an_unknown_variant(tmp_path):
     res = subprocess.run(CLI + ["demo", "--variants", "reveal,magic", "--data", str(tmp_path / "d"), "--out", str(tmp_path / "o")],
                          capture_output=True, text=True)
     assert res.returncode == 2 and "magic" in res.stderr and "unknown variant" in res.stderr
+
+
+def test_trace_plot_draws_a_real_trace(tmp_path):
+    "`reveal-nb trace plot` writes one question's run as a picture (the committed example of chapter 13a)."
+    from conftest import ROOT
+    example = ROOT / "figures" / "trace_example.jsonl"
+    res = subprocess.run(CLI + ["trace", "plot", str(example), "synth-small-dev-000-q003", "--out", str(tmp_path / "t.svg")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (tmp_path / "t.svg").read_text().lstrip().startswith("<?xml")
+    bad = subprocess.run(CLI + ["trace", "plot", str(example), "synth-small-dev-000-q003", "--out", str(tmp_path / "t.jpg")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "png or .svg" in bad.stderr and "Traceback" not in bad.stderr
+    assert not (tmp_path / "t.jpg").exists()
