@@ -11,7 +11,8 @@ from .core import atomic_write_text
 from .paper_numbers import published_value
 
 # %% auto #0
-__all__ = ['HEADLINE_SOURCES', 'stale_windows', 'refresh_windows', 'headline_text', 'write_headline']
+__all__ = ['HEADLINE_SOURCES', 'KEEP_OUTPUT', 'stale_windows', 'refresh_windows', 'headline_text', 'write_headline',
+           'executed_notebook', 'output_text', 'stale_outputs', 'refresh_outputs']
 
 # %% ../nbs/16c_pages.ipynb #190d8f55
 _FENCE = "```text\n"
@@ -159,3 +160,63 @@ def write_headline(figures_dir) -> Path:
     path = Path(figures_dir) / "headline.md"
     atomic_write_text(path, headline_text(figures_dir))
     return path
+
+# %% ../nbs/16c_pages.ipynb #534eb136
+KEEP_OUTPUT = "keep-output"
+
+def executed_notebook(path, skip_flags=("slow",)):
+    """The notebook at `path` executed as its test executes it (cells flagged `slow`, and those
+    marked `eval: false`, skipped)."""
+    from execnb.shell import CaptureShell
+    from fastcore.xtras import working_directory
+    from nbdev.frontmatter import FrontmatterProc
+    from nbdev.process import NBProcessor
+    path = Path(path).resolve()
+    nb = NBProcessor(path, procs=FrontmatterProc, process=True).nb
+    def skip(cell):
+        if cell.cell_type != "code": return True
+        directives = getattr(cell, "directives_", {}) or {}
+        off = directives.get("eval:", [""])[0].lower() == "false"
+        return off or bool(set(skip_flags) & directives.keys())
+    shell = CaptureShell(path)
+    with working_directory(path.parent): shell.run_all(nb, exc_stop=True, preproc=skip)
+    return nb
+
+def output_text(outputs) -> str:
+    "A cell's outputs as the text a reader sees: printed text and plain-text results, no images."
+    parts = []
+    for o in outputs:
+        if o.get("output_type") == "stream": parts.append("".join(o["text"]))
+        elif "text/plain" in o.get("data", {}):
+            parts.append("".join(o["data"]["text/plain"]) + "\n")
+    return "".join(parts)
+
+def _kept_cells(nb: dict) -> dict:
+    return {c["id"]: c for c in nb["cells"]
+            if KEEP_OUTPUT in c.get("metadata", {}).get("tags", [])}
+
+def _fresh_text(path) -> dict:
+    return {c.get("id"): output_text(c.get("outputs", [])) for c in executed_notebook(path).cells}
+
+def stale_outputs(path) -> list[str]:
+    """The `keep-output` cells of a notebook whose stored text differs from a fresh run's, as
+    'name: id'."""
+    kept = _kept_cells(json.loads(Path(path).read_text()))
+    if not kept: return []
+    fresh = _fresh_text(path)
+    return [f"{Path(path).name}: {i}" for i, c in kept.items()
+            if output_text(c.get("outputs", [])) != fresh.get(i, "")]
+
+def refresh_outputs(path) -> bool:
+    """Store a fresh run's text in every `keep-output` cell of a notebook (atomically); True if
+    changed."""
+    nb = json.loads(Path(path).read_text()); kept = _kept_cells(nb)
+    if not kept: return False
+    fresh, changed = _fresh_text(path), False
+    for i, c in kept.items():
+        text = fresh.get(i, "")
+        stream = dict(name="stdout", output_type="stream", text=text.splitlines(True))
+        new = [stream] if text else []
+        if c.get("outputs") != new: c["outputs"], changed = new, True
+    if changed: atomic_write_text(path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return changed

@@ -22,3 +22,12 @@ def test_every_report_notebook_shows_its_committed_figure_under_its_title():
         images = [m for c in cells for m in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", "".join(c["source"]))]
         assert images, f"{p.name}: no committed figure shown"
         for im in images: assert (p.parent / im).resolve().exists(), f"{p.name}: {im} is missing"
+
+
+def test_kept_outputs_are_what_the_cells_print():
+    "Cells tagged keep-output carry their text output in the committed notebook; it must be what they print now."
+    from reveal_nb.pages import KEEP_OUTPUT, stale_outputs
+    kept = [p for p in sorted((ROOT / "nbs").glob("*.ipynb")) if f'"{KEEP_OUTPUT}"' in p.read_text()]
+    assert kept, "no chapter keeps an output"
+    stale = [s for p in kept for s in stale_outputs(p)]
+    assert not stale, f"run reveal_nb.pages.refresh_outputs on: {stale}"
