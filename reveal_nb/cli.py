@@ -173,8 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/90_cli.ipynb #4c489f6a
-_UNWRITABLE = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR,
-               errno.EDQUOT}
+_UNWRITABLE = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT}
+# a file where a folder should be, or the other way round: said as such, not as "cannot write"
+_WRONG_KIND = {errno.EEXIST: "a file is there, where a folder is needed (give a folder)",
+               errno.ENOTDIR: "part of this path is a file, where a folder is needed",
+               errno.EISDIR: "a folder is there, where a file is needed (give a file)"}
 
 def main(argv=None):
     "Entry point of the `reveal-nb` console script."
@@ -186,8 +189,9 @@ def main(argv=None):
     except (RevealInputError, ModelServerError) as e:
         print(f"reveal-nb: error: {e}", file=sys.stderr); raise SystemExit(2)
     except OSError as e:
-        if e.errno not in _UNWRITABLE: raise
+        if e.errno not in _UNWRITABLE | set(_WRONG_KIND): raise
+        if e.errno == errno.EEXIST and e.filename and Path(e.filename).is_dir(): raise
         where = f"{e.filename}: " if e.filename else ""
-        print(f"reveal-nb: error: {where}cannot write there ({e.strerror}); "
-              "nothing already written was lost", file=sys.stderr)
+        why = _WRONG_KIND.get(e.errno) or f"cannot write there ({e.strerror})"
+        print(f"reveal-nb: error: {where}{why}; nothing already written was lost", file=sys.stderr)
         raise SystemExit(2)

@@ -283,7 +283,24 @@ def test_a_place_that_cannot_be_written_is_one_line(tmp_path, where):
     else: args += ["--set", f"memory_dir={blocker / 'memories'}"]
     r = subprocess.run(args, capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
-    assert str(blocker) in r.stderr and "cannot write there" in r.stderr, r.stderr
+    assert str(blocker) in r.stderr and "part of this path is a file, where a folder is needed" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("case", ["synth --out", "eval --root", "eval --out", "rubric_pool"])
+def test_a_file_or_folder_of_the_wrong_kind_is_one_line(tmp_path, case):
+    "A file named where a folder is needed, or a folder where a file is: one line saying which, exit 2, no traceback."
+    a_file, a_folder = tmp_path / "a-file", tmp_path / "a-folder"
+    a_file.write_text("not a folder"); a_folder.mkdir()
+    eval_args = ["eval", "--size", "tiny", "--root", str(tmp_path / "data"), "--limit", "1", "--out", str(tmp_path / "run")]
+    args, where, says = {"synth --out": (["synth", "--size", "tiny", "--out", str(a_file)], a_file, "where a folder is needed"),
+                         "eval --root": (eval_args[:4] + [str(a_file)] + eval_args[5:], a_file, "where a folder is needed"),
+                         "eval --out": (eval_args[:-1] + [str(a_file)], a_file, "where a folder is needed"),
+                         "rubric_pool": (eval_args + ["--set", f"rubric_pool={a_folder}"], a_folder, "where a file is needed")}[case]
+    r = subprocess.run(CLI + args, capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    errors = [l for l in r.stderr.splitlines() if l.startswith("reveal-nb: error")]
+    assert len(errors) == 1 and str(where) in errors[0] and says in errors[0], r.stderr
+    assert a_file.read_text() == "not a folder"
 
 
 def test_a_missing_rubric_pool_is_reported_before_any_work(tmp_path):
