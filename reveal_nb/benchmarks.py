@@ -14,7 +14,7 @@ _all_ = ["QAItem", "check_item", "manifest_dir", "read_manifest", "check_local_c
 # %% auto #0
 __all__ = ['EGO_FPS', 'EGO_IDENTITIES', 'LOADERS', 'load_reveal_synth', 'load_videomme', 'load_lvbench', 'load_longvideobench',
            'ego_seconds', 'parse_ego_times', 'Items', 'load_egolifeqa', 'load_egor1', 'write_example_files',
-           'load_benchmark', 'QAItem', 'check_item', 'manifest_dir', 'read_manifest', 'check_local_copy']
+           'load_benchmark', 'inside_root', 'QAItem', 'check_item', 'manifest_dir', 'read_manifest', 'check_local_copy']
 
 # %% ../nbs/04_benchmarks.ipynb #2811d506
 def _read_json(path, expect: type | None = None):
@@ -151,6 +151,11 @@ def load_longvideobench(root, split="val") -> list[QAItem]:
         cands = _field(r, "candidates", src, rid)
         if not isinstance(cands, list):
             raise RevealInputError(f"{src} [record {rid}]", "candidates", "not a list")
+        bad = next((i for i, c in enumerate(cands)
+                    if c is None or isinstance(c, (bool, dict, list))), None)
+        if bad is not None:
+            raise RevealInputError(f"{src} [record {rid}]", f"candidates[{bad}]",
+                                   f"{cands[bad]!r} is not an answer text")
         opts = {chr(65 + i): str(c) for i, c in enumerate(cands)}
         cc = r.get("correct_choice")
         if cc is not None and (isinstance(cc, bool)
@@ -364,7 +369,19 @@ LOADERS = {"reveal-synth": load_reveal_synth, "videomme": load_videomme, "lvbenc
            "longvideobench": load_longvideobench, "egolifeqa": load_egolifeqa, "egor1": load_egor1}
 
 def load_benchmark(name: str, root, **kw) -> list[QAItem]:
-    "Items of benchmark `name` from a local copy at `root`."
+    "Items of benchmark `name` from a local copy at `root`; every file they name lies inside it."
     if name not in LOADERS:
         raise RevealInputError("benchmark", "name", f"{name!r} is not one of {list(LOADERS)}")
-    return LOADERS[name](root, **kw)
+    return inside_root(LOADERS[name](root, **kw), root)
+
+def inside_root(items: list[QAItem], root) -> list[QAItem]:
+    """The items, if every file they name (video, subtitles, narration) resolves inside `root`; an
+    annotation cannot send the run to read `../..` or `/etc`."""
+    top = Path(root).resolve()
+    for it in items:
+        for field_name in ("video_path", "subtitles_path", "captions_path"):
+            path = getattr(it, field_name)
+            if path is not None and not Path(path).resolve().is_relative_to(top):
+                raise RevealInputError(f"{root} [record {it.qid}]", field_name,
+                                       f"{path!r} lies outside the benchmark folder")
+    return items

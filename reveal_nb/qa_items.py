@@ -34,6 +34,10 @@ class QAItem:
 def check_item(item: QAItem, source) -> QAItem:
     "Raise `RevealInputError` (naming file and record) if the item is malformed."
     where = f"{source} [record {item.qid}]"
+    for name in ("qid", "video_id"):
+        value = getattr(item, name)
+        if not isinstance(value, str) or not value.strip():
+            raise RevealInputError(where, name, f"{value!r} is not a text id")
     letters = list(item.options)
     if len(letters) < 2:
         raise RevealInputError(where, "options", f"{len(letters)} option(s); at least 2 needed")

@@ -4,6 +4,7 @@
 
 # %% ../nbs/09_rubrics.ipynb #f1e56938
 from __future__ import annotations
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -53,7 +54,7 @@ def _criterion(raw, i, src) -> Criterion:
     if not isinstance(raw, dict): raise RevealInputError(src, f"criteria[{i}]", "must be a mapping")
     for f in ("name", "description", "applies_to", "weight", "scores"):
         if f not in raw: raise RevealInputError(src, where(f), "missing")
-    if not isinstance(name, str) or not name.replace("_", "").isalnum() or name != name.lower():
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9_]+", name):
         raise RevealInputError(src, where("name"),
                                f"{name!r} must be lower-case letters, digits and '_'")
     kinds = raw["applies_to"]

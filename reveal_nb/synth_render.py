@@ -134,15 +134,19 @@ def write_video(truth: dict, path) -> list[dict]:
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.mp4")
     degraded = []
-    with av.open(str(tmp), "w") as box:
-        st = box.add_stream("libx264" if "libx264" in av.codecs_available else "mpeg4",
-                            rate=VIDEO_FPS)
-        st.width, st.height, st.pix_fmt = W, H, "yuv420p"
-        if st.codec_context.name == "libx264": st.options = dict(X264_OPTIONS)
-        for t, f, kind in render_frames(truth):
-            if kind: degraded.append(dict(t=t, kind=kind))
-            frame = av.VideoFrame.from_ndarray(_yuv420(f), format="yuv420p")
-            for pkt in st.encode(frame): box.mux(pkt)
-        for pkt in st.encode(): box.mux(pkt)
-    os.replace(tmp, path)
+    try:
+        with av.open(str(tmp), "w") as box:
+            st = box.add_stream("libx264" if "libx264" in av.codecs_available else "mpeg4",
+                                rate=VIDEO_FPS)
+            st.width, st.height, st.pix_fmt = W, H, "yuv420p"
+            if st.codec_context.name == "libx264": st.options = dict(X264_OPTIONS)
+            for t, f, kind in render_frames(truth):
+                if kind: degraded.append(dict(t=t, kind=kind))
+                frame = av.VideoFrame.from_ndarray(_yuv420(f), format="yuv420p")
+                for pkt in st.encode(frame): box.mux(pkt)
+            for pkt in st.encode(): box.mux(pkt)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)      # a full disk or an interrupt leaves no partial file
+        raise
     return degraded
