@@ -26,6 +26,11 @@ def _read_json(path, expect: type | None = None):
     if expect is not None and not isinstance(data, expect):
         raise RevealInputError(path, "file", f"expected a JSON {expect.__name__} at the top level, "
                                              f"found a {type(data).__name__}")
+    if expect is list:
+        bad = next((i for i, r in enumerate(data) if not isinstance(r, dict)), None)
+        if bad is not None:
+            raise RevealInputError(path, f"record {bad}", f"expected a JSON object, found "
+                                                          f"{data[bad]!r:.40}")
     return data
 
 def _read_parquet(path):
@@ -44,7 +49,17 @@ def _read_jsonl(path):
         try: out.append(json.loads(line))
         except json.JSONDecodeError as e:
             raise RevealInputError(f"{path}:{n}", "line", f"not valid JSON: {e}") from None
+        if not isinstance(out[-1], dict):
+            raise RevealInputError(f"{path}:{n}", "line", f"expected a JSON object, found "
+                                                        f"{out[-1]!r:.40}")
     return out
+
+def _file_name(rec, key, source, rid) -> str:
+    "A field that names a file: a non-empty text."
+    value = _field(rec, key, source, rid)
+    if not isinstance(value, str) or not value.strip():
+        raise RevealInputError(f"{source} [record {rid}]", key, f"{value!r:.40} is not a file name")
+    return value
 
 def _field(rec, key, source, rid):
     if not isinstance(rec, dict):
@@ -128,8 +143,16 @@ def load_lvbench(root) -> list[QAItem]:
     for v in _read_jsonl(src):
         key = _field(v, "key", src, "?")
         info = v.get("video_info") or {}
+        if not isinstance(info, dict):
+            raise RevealInputError(f"{src} [record {key}]", "video_info", "not an object")
         dur = info.get("duration_minutes")
-        for qa in _field(v, "qa", src, key):
+        if dur is not None and (isinstance(dur, bool) or not isinstance(dur, (int, float))):
+            raise RevealInputError(f"{src} [record {key}]", "video_info.duration_minutes",
+                                   f"{dur!r:.40} is not a number of minutes")
+        qas = _field(v, "qa", src, key)
+        if not isinstance(qas, list):
+            raise RevealInputError(f"{src} [record {key}]", "qa", "not a list of questions")
+        for qa in qas:
             rid = str(_field(qa, "uid", src, key))
             stem, opts = _split_inline(_field(qa, "question", src, rid), src, rid)
             qt = qa.get("question_type") or []
@@ -165,9 +188,10 @@ def load_longvideobench(root, split="val") -> list[QAItem]:
         items.append(check_item(QAItem(
             "longvideobench", rid, str(_field(r, "video_id", src, rid)),
             _field(r, "question", src, rid), opts, None if cc is None else chr(65 + cc),
-            [r.get("question_category")], str(root / "videos" / _field(r, "video_path", src, rid)),
+            [r.get("question_category")], str(root / "videos" / _file_name(r, "video_path", src, rid)),
             _field(r, "duration", src, rid),
-            str(root / "subtitles" / r["subtitle_path"]) if r.get("subtitle_path") else None,
+            (str(root / "subtitles" / _file_name(r, "subtitle_path", src, rid))
+             if r.get("subtitle_path") is not None else None),
             split=split,
             extra={k: r.get(k) for k in ("level", "topic_category", "duration_group",
                                          "starting_timestamp_for_subtitles",

@@ -339,26 +339,32 @@ def _cmd_readings(a, cfg):
 
 # %% ../nbs/90a_commands.ipynb #aa7f7e80
 def _cmd_trace(a, cfg):
-    from reveal_nb.traces import render_trace
+    from reveal_nb.traces import check_trace, render_trace
     recs = read_jsonl_records(a.traces, key="qid")
     if not recs: raise RevealInputError(a.traces, "file", "no traces found")
     if a.qid not in recs:
         raise RevealInputError(a.traces, "qid",
-                               f"{a.qid!r} not found; e.g. {', '.join(list(recs)[:3])}")
+                               f"{a.qid!r} not found; e.g. {', '.join(map(str, list(recs)[:3]))}")
     t = recs[a.qid]
     missing = [f for f in TRACE_FIELDS if f not in t]
     if missing:
         raise RevealInputError(a.traces, f"{a.qid}.{missing[0]}",
                                "missing: not a trace of `reveal-nb demo` or `eval` "
                                f"(lacks {', '.join(missing)})")
-    if a.action == "plot":
-        from reveal_nb.trace_plot import save_trace_plot
-        out = a.out or f"{a.qid}.png"
-        try: print(f"trace picture: {save_trace_plot(t, out)}")
-        except OSError as e:
-            raise RevealInputError(out, "out", f"cannot write there ({e})") from None
-        return
-    print(render_trace(t, t.get("tau", cfg.tau)))
+    check_trace(t, a.traces)
+    try:
+        if a.action == "plot":
+            from reveal_nb.trace_plot import save_trace_plot
+            out = a.out or f"{a.qid}.png"
+            try: print(f"trace picture: {save_trace_plot(t, out)}")
+            except OSError as e:
+                raise RevealInputError(out, "out", f"cannot write there ({e})") from None
+            return
+        print(render_trace(t, t.get("tau", cfg.tau)))
+    except (TypeError, KeyError, AttributeError, ValueError) as e:
+        # a field check_trace does not cover: still one line, naming what Python found
+        raise RevealInputError(a.traces, a.qid,
+                               f"a damaged trace ({type(e).__name__}: {e})") from None
 
 TRACE_FIELDS = ("qid", "type", "question", "options", "variant", "backbone", "readings", "rounds",
                 "stop_reason", "answer", "gold")

@@ -68,8 +68,8 @@ def read_utf8(path) -> str:
 
 def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
     """{record[key]: record} from a JSONL file. A last line that does not parse (cut off by a killed
-    writer) is skipped; a bad line before it is skipped with a warning; a line that is not an object
-    or lacks `key` is an error. A key that comes again keeps the later record, after
+    writer) is skipped; a bad line before it is skipped with a warning; a line that is not an object,
+    lacks `key` or whose `key` is not a text is an error. A key that comes again keeps the later record, after
     `on_repeat(earlier, record, line)`, which may raise."""
     import warnings
     out, path = {}, Path(path)
@@ -85,6 +85,8 @@ def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
         if not isinstance(rec, dict):
             raise RevealInputError(path, f"line {n}", f"a {type(rec).__name__}, not a JSON object")
         if key not in rec: raise RevealInputError(path, f"line {n}.{key}", "missing")
+        if not isinstance(rec[key], str):
+            raise RevealInputError(path, f"line {n}.{key}", f"{rec[key]!r:.40} is not a text id")
         if on_repeat is not None and rec[key] in out: on_repeat(out[rec[key]], rec, n)
         out[rec[key]] = rec
     return out

@@ -17,8 +17,9 @@ from .readings import readings_line
 from .rubrics import pool_for
 
 # %% auto #0
-__all__ = ['render_trace', 'grade', 'read_traces', 'work_units', 'item_video', 'unit_memory', 'item_fingerprint', 'answered_this',
-           'run_unit', 'local_executor', 'run_variant', 'stopped_sufficient', 'summarize', 'compare_table']
+__all__ = ['render_trace', 'check_trace', 'grade', 'read_traces', 'work_units', 'item_video', 'unit_memory', 'item_fingerprint',
+           'answered_this', 'run_unit', 'local_executor', 'run_variant', 'stopped_sufficient', 'summarize',
+           'compare_table']
 
 # %% ../nbs/13_traces.ipynb #1f1578aa
 def _clip(text, n): return text if len(text) <= n else text[:n - 1] + "…"
@@ -71,6 +72,31 @@ def render_trace(t: dict, tau: float = 0.7, width: int = 100) -> str:
                + (f"  gains {t['answer_detail']['gains']}"
                   if t["answer_detail"].get("gains") else ""))
     return "\n".join(_clip(l, width + 40) for l in out)
+
+# %% ../nbs/13_traces.ipynb #c8b9b960
+def _number(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+def check_trace(t: dict, source) -> dict:
+    "The trace, if the fields its readers use have their types; else a RevealInputError naming them."
+    def need(ok, field, what):
+        if not ok: raise RevealInputError(source, f"{t.get('qid', '?')}.{field}", what)
+    need(isinstance(t.get("question"), str), "question", "not a text")
+    opts = t.get("options")
+    need(isinstance(opts, dict) and all(isinstance(v, str) for v in opts.values()), "options",
+         "not an object of option texts")
+    need(isinstance(t.get("rounds"), list), "rounds", "not a list of rounds")
+    for i, r in enumerate(t["rounds"]):
+        f = f"rounds[{i}]"
+        need(isinstance(r, dict), f, "not an object")
+        for part in ("action", "verdict"):
+            need(isinstance(r.get(part), dict), f"{f}.{part}", "not an object")
+        need(isinstance(r.get("admitted"), list) and all(
+            isinstance(e, dict) and e.get("level") in (1, 2, 3)
+            and _number(e.get("start")) and _number(e.get("end")) for e in r["admitted"]),
+            f"{f}.admitted", "not a list of evidence with a level (1-3), start and end")
+        rho = r["verdict"].get("rho")
+        need(rho is None or _number(rho), f"{f}.verdict.rho", f"{rho!r:.30} is not a number")
+    return t
 
 # %% ../nbs/13_traces.ipynb #313483fa
 def _covered(intervals, spans) -> list[bool]:
