@@ -188,7 +188,8 @@ def load_longvideobench(root, split="val") -> list[QAItem]:
         items.append(check_item(QAItem(
             "longvideobench", rid, str(_field(r, "video_id", src, rid)),
             _field(r, "question", src, rid), opts, None if cc is None else chr(65 + cc),
-            [r.get("question_category")], str(root / "videos" / _file_name(r, "video_path", src, rid)),
+            [r.get("question_category")],
+            str(root / "videos" / _file_name(r, "video_path", src, rid)),
             _field(r, "duration", src, rid),
             (str(root / "subtitles" / _file_name(r, "subtitle_path", src, rid))
              if r.get("subtitle_path") is not None else None),

@@ -68,9 +68,9 @@ def read_utf8(path) -> str:
 
 def read_jsonl_records(path, key: str = "id", on_repeat=None) -> dict:
     """{record[key]: record} from a JSONL file. A last line that does not parse (cut off by a killed
-    writer) is skipped; a bad line before it is skipped with a warning; a line that is not an object,
-    lacks `key` or whose `key` is not a text is an error. A key that comes again keeps the later record, after
-    `on_repeat(earlier, record, line)`, which may raise."""
+    writer) is skipped; a bad line before it is skipped with a warning; a line that is not an
+    object, lacks `key` or whose `key` is not a text is an error. A key that comes again keeps the
+    later record, after `on_repeat(earlier, record, line)`, which may raise."""
     import warnings
     out, path = {}, Path(path)
     if not path.exists(): return out

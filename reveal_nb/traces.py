@@ -77,7 +77,7 @@ def render_trace(t: dict, tau: float = 0.7, width: int = 100) -> str:
 def _number(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 def check_trace(t: dict, source) -> dict:
-    "The trace, if the fields its readers use have their types; else a RevealInputError naming them."
+    "The trace, if the fields its readers use have their types; else one RevealInputError."
     def need(ok, field, what):
         if not ok: raise RevealInputError(source, f"{t.get('qid', '?')}.{field}", what)
     need(isinstance(t.get("question"), str), "question", "not a text")
