@@ -14,20 +14,28 @@ _all_ = ["RevealInputError", "RevealConfig", "coerce_field", "with_overrides",
          "fields_with", "describe_config"]
 
 # %% auto #0
-__all__ = ['atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file', 'read_utf8',
-           'read_jsonl_records', 'append_jsonl', 'exclusive_lock', 'cache_root', 'wilson', 'paired_difference',
-           'paired_by_question', 'auroc', 'RevealInputError', 'RevealConfig', 'coerce_field', 'with_overrides',
-           'config_from_parameters', 'config_to_dict', 'config_from_dict', 'config_fingerprint', 'fields_with',
-           'describe_config']
+__all__ = ['naming', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'sha256_file', 'mmss', 'require_file',
+           'read_utf8', 'read_jsonl_records', 'append_jsonl', 'exclusive_lock', 'cache_root', 'wilson',
+           'paired_difference', 'paired_by_question', 'auroc', 'RevealInputError', 'RevealConfig', 'coerce_field',
+           'with_overrides', 'config_from_parameters', 'config_to_dict', 'config_from_dict', 'config_fingerprint',
+           'fields_with', 'describe_config']
 
 # %% ../nbs/00_core.ipynb #9ca5570b
+@contextlib.contextmanager
+def naming(path):
+    "An OSError inside names `path` (a write that fails on an open file names no file by itself)."
+    try: yield
+    except OSError as e:
+        if e.filename is None: raise OSError(e.errno, e.strerror, str(path)) from e
+        raise
+
 def atomic_write_bytes(path, data: bytes) -> Path:
     "Write `data` to `path` atomically (temp file in the same folder, then rename)."
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with naming(path), os.fdopen(fd, "wb") as fh:
             fh.write(data); fh.flush(); os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -112,7 +120,7 @@ def append_jsonl(path, records) -> Path:
     # a new file appears whole: never empty, never half a record
     if not path.exists(): return atomic_write_text(path, text)
     _cut_torn_tail(path)
-    with open(path, "a") as fh:
+    with naming(path), open(path, "a") as fh:
         fh.write(text); fh.flush(); os.fsync(fh.fileno())
     return path
 
