@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_evaluate.ipynb #71897e35
 from __future__ import annotations
-import json, os, time
+import json, logging, os, time
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
@@ -117,8 +117,11 @@ def ray_executor(address: str | None = None, workers: int = 2, threads: int = 1,
         started = not ray.is_initialized()
         if started:
             env = {k: os.environ[k] for k in _ENV_KEYS if k in os.environ}
+            # a local instance starts quietly: Ray's notes on its token authentication (the token
+            # it keeps in ~/.ray/auth_token) are for clusters; a cluster run keeps Ray's messages
             ray.init(address=address, num_cpus=None if address else workers,
-                     include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
+                     include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env},
+                     logging_level=logging.INFO if address else logging.ERROR)
         actors = [ray.remote(num_cpus=1)(EvalWorker).remote(config_to_dict(cfg), threads)
                   for _ in range(min(workers, len(units)))]
         queue, pending = list(units), {}
