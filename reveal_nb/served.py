@@ -153,7 +153,7 @@ class _Deadline:
     "One call's deadline: when it passes, the sockets of the call's attempts are shut down."
     def __init__(self, seconds):
         self.seconds, self.end = seconds, time.monotonic() + seconds
-        self.attempts, self.expired, self.note = 0, False, ""
+        self.attempts, self.expired, self.note, self.refused = 0, False, "", None
         self._socks, self._lock = [], threading.Lock()
         self._timer = threading.Timer(seconds, self._cut)
         self._timer.daemon = True; self._timer.start()
@@ -196,6 +196,8 @@ def _on_request(self: OpenAIBackend, request):
     def trace(event, info):     # TLS wraps the TCP socket in another (proxies: `http_proxy.*`)
         if event.endswith(("connect_tcp.complete", "start_tls.complete")):
             d.watch(info["return_value"].get_extra_info("socket"))
+        elif event.endswith("connect_tcp.failed"):     # kept: the deadline may end the retries
+            d.refused = info.get("exception")
     request.extensions = {**request.extensions, "trace": trace}
 
 @patch
@@ -206,7 +208,9 @@ def _on_response(self: OpenAIBackend, response):
     wait = _retry_after(response.headers)
     if wait is not None and wait > d.left():
         response.headers["x-should-retry"] = "false"     # the client's own "do not retry"
-        d.note = f" (it asks to retry after {wait:g}s, past request_timeout={d.seconds:g}s)"
+        left = max(int(d.left() * 100) / 100, 0)      # rounded down: never "1s, more than 1.0s"
+        d.note = (f" (it asks to retry after {wait:g}s, more than the {left:.2f}s "
+                  f"left of request_timeout={d.seconds:g}s)")
 
 # %% ../nbs/01b_served.ipynb #36c378a6
 @patch
@@ -221,8 +225,9 @@ def _call(self: OpenAIBackend, method, path, send) -> object:
         raise ModelServerError(f"{where}: HTTP {e.status_code}{d.note}{d.tries()}: "
                                f"{_excerpt(e.response.text, self._secrets)}") from None
     except openai.APIConnectionError as e:     # a timeout is one too
-        cause = e.__cause__ or e
-        why = d.late() if d.expired or isinstance(e, openai.APITimeoutError) else \
+        cause = d.refused or e.__cause__ or e        # a failed connection is the cause, not the clock
+        timed_out = d.expired or isinstance(e, openai.APITimeoutError)
+        why = d.late() if timed_out and d.refused is None else \
               "connection error: " + _excerpt(f"{type(cause).__name__}: {cause}", self._secrets)
         raise ModelServerError(f"{where}: {why}{d.tries()}") from None
     finally: d.close(); self._tls.deadline = None

@@ -184,10 +184,29 @@ def test_429_is_retried_after_its_retry_after(server):
 
     url = server(answer(429, busy, headers=[("Retry-After", "30")]), answer())
     t0 = time.monotonic()
-    said = r"HTTP 429 \(it asks to retry after 30s, past request_timeout=3s\): busy"
+    said = r"HTTP 429 \(it asks to retry after 30s, more than the [0-9.]+s left of request_timeout=3s\): busy"
     with pytest.raises(ModelServerError, match=said) as e:
         OpenAIBackend(_cfg(url, http_retries=2, request_timeout=3)).chat("hi")
     assert time.monotonic() - t0 < 2, e.value
+
+
+def test_a_repeated_429_says_how_little_time_was_left(server):
+    "A server that keeps asking for 1 s more: the line says the wait exceeds what is left, not the whole timeout."
+    busy = {"error": {"message": "busy"}}
+    url = server(answer(429, busy, headers=[("Retry-After", "1")]))
+    with pytest.raises(ModelServerError, match=r"more than the 0\.\d+s left of request_timeout=3s\)") as e:
+        OpenAIBackend(_cfg(url, http_retries=8, request_timeout=3)).chat("hi")
+    assert "HTTP 429" in str(e.value)
+
+
+def test_a_redirect_to_a_closed_port_is_a_connection_error(server):
+    "The server sends the client to a port nothing listens on: the line says the connection failed, not 'timeout'."
+    import socket
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); closed = s.getsockname()[1]
+    url = server(answer(307, {}, headers=[("Location", f"http://127.0.0.1:{closed}/v1/chat/completions")]))
+    with pytest.raises(ModelServerError, match="connection error") as e:
+        OpenAIBackend(_cfg(url, http_retries=5, request_timeout=3)).chat("hi")
+    assert "request_timeout" not in str(e.value) and "ConnectError" in str(e.value), e.value
 
 
 @pytest.mark.parametrize("where", ["body", "headers", "https body"])
