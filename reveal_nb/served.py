@@ -225,7 +225,7 @@ def _call(self: OpenAIBackend, method, path, send) -> object:
         raise ModelServerError(f"{where}: HTTP {e.status_code}{d.note}{d.tries()}: "
                                f"{_excerpt(e.response.text, self._secrets)}") from None
     except openai.APIConnectionError as e:     # a timeout is one too
-        cause = d.refused or e.__cause__ or e        # a failed connection is the cause, not the clock
+        cause = d.refused or e.__cause__ or e    # a failed connection is the cause, not the clock
         timed_out = d.expired or isinstance(e, openai.APITimeoutError)
         why = d.late() if timed_out and d.refused is None else \
               "connection error: " + _excerpt(f"{type(cause).__name__}: {cause}", self._secrets)
