@@ -127,17 +127,19 @@ def reference_run(synth, tmp_path_factory):
 
 
 @pytest.mark.xdist_group("faults-run")   # parallel workers: one reference run, on one worker
-@pytest.mark.parametrize("point", ["while building the memory", "after the first trace"])
+@pytest.mark.parametrize("point", ["while building the memory", "after the first trace", "after the first trace, on Ray"])
 def test_killed_run_resumes_to_the_same_traces(point, synth, reference_run, tmp_path):
+    "SIGKILL of the run (on Ray: of its driver, the workers left to die with it), then a rerun: the traces of an uninterrupted run."
     ref_out, ref_mem = reference_run
     out, mem = tmp_path / "run", tmp_path / "memories"
     traces = out / "reveal" / "traces.jsonl"
-    ready = {"while building the memory": lambda: _folder(mem) is not None,
-             "after the first trace": lambda: traces.exists() and traces.read_text().count("\n") >= 1}[point]
-    if point == "after the first trace":   # the memory is the other test's business: start from the reference's
+    ray = ["--workers", "2"] if point.endswith("on Ray") else []
+    ready = {"while building the memory": lambda: _folder(mem) is not None}.get(
+        point, lambda: traces.exists() and traces.read_text().count("\n") >= 1)
+    if point.startswith("after the first trace"):   # the memory is the other test's business: start from the reference's
         subprocess.run(["cp", "-r", str(ref_mem), str(mem)], check=True)
-    killed = kill_when(_demo_args(synth, out, mem), ready)
-    _run(_demo_args(synth, out, mem))
+    killed = kill_when(_demo_args(synth, out, mem) + ray, ready)
+    _run(_demo_args(synth, out, mem) + ray)
     assert _traces(out) == _traces(ref_out)
     assert killed, f"the run finished before the kill point {point!r} was seen"
 
