@@ -1,6 +1,6 @@
 """Issue 25's cases that are fixed: no data loss, one writer per folder, reproducible generation,
 one line for bad input."""
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 from pathlib import Path
 import pytest
 from filelock import FileLock
@@ -188,12 +188,19 @@ def test_an_interrupted_generation_of_another_size_is_refused(tmp_path):
 
 
 def test_two_synth_runs_into_one_folder_both_finish(tmp_path):
+    "Two synth runs that truly overlap (the second starts while the first holds the folder): they take turns."
     out = tmp_path / "syn"
-    runs = [subprocess.Popen(CLI + ["synth", "--size", "tiny", "--out", str(out)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    errs = [p.communicate(timeout=300)[1] for p in runs]
+    start = lambda: subprocess.Popen(CLI + ["synth", "--size", "mini", "--out", str(out)], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+    first = start()
+    t0 = time.time()
+    while not (out / ".synth.lock").exists() and first.poll() is None and time.time() - t0 < 60: time.sleep(0.02)
+    assert first.poll() is None, "the first run finished before the second could start"
+    runs = [first, start()]
+    errs = [p.communicate(timeout=600)[1] for p in runs]
     assert [p.returncode for p in runs] == [0, 0] and not any("Traceback" in e for e in errs), errs
-    generate(tmp_path / "alone", "tiny", progress=False)
+    assert "waiting for it" in errs[1], errs[1]                  # the second saw the first at work
+    generate(tmp_path / "alone", "mini", progress=False)
     files = [json.loads((d / "manifest.json").read_text())["files"] for d in (out, tmp_path / "alone")]
     assert files[0] == files[1]
     assert [p.name for p in out.rglob(".*")] == []    # no lock or temporary file left
