@@ -18,16 +18,12 @@ from .planner import format_options
 from .readings import (Calibration, answer_letter, question_kind, read_options,
                                 select_by_form)
 from .verifier import parse_selection, select_request, verify_batch
-from .calibration_fit import (L2_GRID, answer_rows, choose_choice_l2, choose_l2,
-                                       fit_answer_weights, fit_calibration, fit_choice)
-_all_ = ["L2_GRID", "choose_l2", "fit_calibration", "answer_rows",
-         "fit_choice", "choose_choice_l2", "fit_answer_weights"]
+from .calibration_fit import fit_calibration
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'LISTED_PROMPT', 'MEASURE_VERSION', 'SLOW_READINGS', 'ANSWER_READINGS', 'SCORES', 'study_questions',
            'measure', 'records_path', 'measure_slow', 'slow_table', 'auroc_ci', 'answer_table', 'rho_of',
-           'verifier_table', 'selection_table', 'calibrate', 'write_study', 'L2_GRID', 'choose_l2', 'fit_calibration',
-           'answer_rows', 'fit_choice', 'choose_choice_l2', 'fit_answer_weights']
+           'verifier_table', 'selection_table', 'calibrate', 'write_study']
 
 # %% ../nbs/11a_reading_study.ipynb #88119d28
 CONDITIONS = ("O", "N", "M", "U")
