@@ -8,13 +8,12 @@ import json, re, warnings
 from pathlib import Path
 from .core import RevealInputError, read_utf8
 from .qa_items import QAItem, check_item, _unique_ids
-from .manifests import manifest_dir, read_manifest, check_local_copy
-_all_ = ["QAItem", "check_item", "manifest_dir", "read_manifest", "check_local_copy"]
+_all_ = ["QAItem", "check_item"]
 
 # %% auto #0
 __all__ = ['EGO_FPS', 'EGO_IDENTITIES', 'LOADERS', 'load_reveal_synth', 'load_videomme', 'load_lvbench', 'load_longvideobench',
            'ego_seconds', 'parse_ego_times', 'Items', 'load_egolifeqa', 'load_egor1', 'write_example_files',
-           'load_benchmark', 'inside_root', 'QAItem', 'check_item', 'manifest_dir', 'read_manifest', 'check_local_copy']
+           'load_benchmark', 'inside_root', 'QAItem', 'check_item']
 
 # %% ../nbs/04_benchmarks.ipynb #2811d506
 def _read_json(path, expect: type | None = None):

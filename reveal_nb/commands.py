@@ -117,7 +117,7 @@ def _cmd_synth(a, cfg):
     print(f"{len(man['files'])} files with checksums in {Path(a.out) / 'manifest.json'}")
 
 def _cmd_data(a, cfg):
-    from reveal_nb.benchmarks import check_local_copy
+    from reveal_nb.manifests import check_local_copy
     rep = check_local_copy(a.name, a.root)
     print(f"{a.name} at {a.root}: "
           + (f"{rep['questions']} questions, {rep['videos']} videos" if "questions" in rep

@@ -6,6 +6,7 @@
 from __future__ import annotations
 from pathlib import Path
 from .core import RevealInputError, sha256_file
+from .benchmarks import load_benchmark, _read_json
 
 # %% auto #0
 __all__ = ['manifest_dir', 'read_manifest', 'check_local_copy']
@@ -33,7 +34,6 @@ def read_manifest(name: str) -> dict:
 def check_local_copy(name: str, root, limit: int = 5) -> dict:
     """Compare a local copy with its manifest: annotation files, checksums, counts, missing
     videos/subtitles."""
-    from reveal_nb.benchmarks import load_benchmark, _read_json
     m, root = read_manifest(name), Path(root)
     report = dict(benchmark=name, root=str(root), problems=[], notes=[])
     for rel, digest in (m.get("annotations") or {}).items():

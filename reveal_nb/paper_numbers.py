@@ -64,7 +64,7 @@ def paper_accuracy(variant: str, bench: str) -> float | None:
 def paper_consistency(rerank_k: int = 8) -> pd.DataFrame:
     """Checks of the paper's numbers against each other and against the benchmarks' sizes: what was
     stated, what follows, whether they agree."""
-    from reveal_nb.benchmarks import read_manifest
+    from reveal_nb.manifests import read_manifest
     rows = []
     t1 = published("Table 1")
     for bench in ("EgoLifeQA", "Ego-R1"):

@@ -240,7 +240,8 @@ def test_a_question_that_is_a_number_is_one_line(tmp_path):
 
 
 def test_data_check_lists_subtitles_that_are_not_utf8(tmp_path):
-    from reveal_nb.benchmarks import check_local_copy, write_example_files
+    from reveal_nb.benchmarks import write_example_files
+    from reveal_nb.manifests import check_local_copy
     root = write_example_files("videomme", tmp_path / "vm")
     (root / "subtitle").mkdir()
     srt = "1\n00:00:01,000 --> 00:00:02,000\nCafé\n"
