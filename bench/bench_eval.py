@@ -11,7 +11,7 @@ from reveal_nb.core import RevealConfig, with_overrides
 from reveal_nb.synth import generate
 from reveal_nb.benchmarks import load_reveal_synth
 from reveal_nb.evaluate import evaluate, ray_executor
-from reveal_nb.models import make_llm
+from reveal_nb.roles import make_llm
 from reveal_nb.encoders import make_text_encoder
 from reveal_nb.traces import unit_memory
 

@@ -18,7 +18,8 @@ import argparse, collections, os, sys, tempfile, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest, make_llm, usage_totals
+from reveal_nb.models import ChatRequest, usage_totals
+from reveal_nb.roles import make_llm
 from reveal_nb.encoders import make_text_encoder
 from reveal_nb.synth import generate
 from reveal_nb.benchmarks import load_reveal_synth

@@ -13,7 +13,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import make_llm
+from reveal_nb.roles import make_llm
 from reveal_nb.encoders import make_text_encoder
 from reveal_nb.rubrics import pool_for
 from reveal_nb.readings import load_calibration, shipped_calibration_path

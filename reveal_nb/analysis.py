@@ -69,7 +69,7 @@ class Models:
     @property
     def llm(self):
         if self._llm is None:
-            from reveal_nb.models import make_llm
+            from reveal_nb.roles import make_llm
             self._llm = make_llm(self.cfg)
         return self._llm
     @property

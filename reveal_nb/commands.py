@@ -37,7 +37,7 @@ def run_demo(cfg: RevealConfig, out_dir, data_dir="data/reveal-synth-mini", size
     the models are then loaded there, not here."""
     from reveal_nb.synth import generate
     from reveal_nb.benchmarks import load_reveal_synth
-    from reveal_nb.models import make_llm
+    from reveal_nb.roles import make_llm
     from reveal_nb.encoders import make_text_encoder
     from reveal_nb.traces import render_trace, run_variant, summarize
     from reveal_nb.trace_plot import save_trace_plot
@@ -85,7 +85,7 @@ def _cmd_models(a, cfg):
     print(f"text encoder {cfg.text_encoder} -> {resolve_text_encoder_path(cfg.text_encoder)}")
 
 def _cmd_chat(a, cfg):
-    from reveal_nb.models import make_llm
+    from reveal_nb.roles import make_llm
     schema = None
     if a.schema:
         import jsonschema
@@ -289,7 +289,7 @@ def _cmd_figures(a, cfg):
 
 # %% ../nbs/90a_commands.ipynb #50f41925
 def _cmd_readings(a, cfg):
-    from reveal_nb.models import make_llm
+    from reveal_nb.roles import make_llm
     from reveal_nb.encoders import make_text_encoder
     seeds = tuple(int(s) for s in a.seeds.split(","))
     if a.action == "fit-loop":

@@ -207,7 +207,7 @@ def construct_pool(items: list, cfg: RevealConfig, out_dir, llm=None, text_encod
                    bench: str = "", split: str = "dev", progress: bool = True) -> dict:
     """Learn a rubric pool from development items; writes out_dir/rubric_pool.yaml and report.json
     (resumable). Returns the report."""
-    from reveal_nb.models import make_llm
+    from reveal_nb.roles import make_llm
     from reveal_nb.encoders import make_text_encoder
     t0, out = time.time(), Path(out_dir)
     if not items:

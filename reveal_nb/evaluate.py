@@ -90,7 +90,7 @@ class EvalWorker:
     "A Ray actor: the configured models loaded once, memories kept, units run on request."
     def __init__(self, cfg: dict, threads: int = 1):
         import torch
-        from reveal_nb.models import make_llm
+        from reveal_nb.roles import make_llm
         from reveal_nb.encoders import make_text_encoder
         from reveal_nb.rubrics import pool_for
         torch.set_num_threads(threads)

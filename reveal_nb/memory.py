@@ -257,7 +257,7 @@ class _LazyLLM:
     def __init__(self, cfg: RevealConfig, llm=None): self.cfg, self.llm = cfg, llm
     def chat_batch(self, requests):
         if self.llm is None:
-            from reveal_nb.models import make_llm
+            from reveal_nb.roles import make_llm
             self.llm = make_llm(self.cfg)
         return self.llm.chat_batch(requests)
 

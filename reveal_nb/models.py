@@ -14,7 +14,7 @@ from .core import RevealConfig, RevealInputError, cache_root
 # %% auto #0
 __all__ = ['ROLES', 'REPLY_CACHE_VERSION', 'ChatRequest', 'ChatResult', 'usage_totals', 'call_record', 'UsageLedger',
            'StructuredOutputError', 'parse_structured', 'ChatBackend', 'ScoreRequest', 'ScoreResult',
-           'weights_identity', 'ReplyCache', 'ScriptedBackend', 'make_backend', 'make_llm']
+           'weights_identity', 'ReplyCache', 'ScriptedBackend', 'make_backend']
 
 # %% ../nbs/01_models.ipynb #c39c04f7
 ROLES = ("planner", "verifier", "answerer", "summarizer",
@@ -392,11 +392,3 @@ def make_backend(cfg: RevealConfig | None = None, **kw) -> ChatBackend:
     cfg = cfg or RevealConfig()
     module, name = _BACKENDS[cfg.llm_backend]
     return getattr(importlib.import_module(module), name)(cfg, **kw)
-
-def make_llm(cfg: RevealConfig | None = None, **kw):
-    ("The run's chat model: one backend, or a `RoleModels` when the config gives roles "
-     "models of their own.")
-    from reveal_nb.roles import RoleModels, role_models   # chapter 01c; it builds on this chapter
-    cfg = cfg or RevealConfig()
-    if not kw and len(set(role_models(cfg).values())) > 1: return RoleModels(cfg)
-    return make_backend(cfg, **kw)

@@ -9,7 +9,7 @@ from .core import RevealConfig, with_overrides
 from .models import make_backend
 
 # %% auto #0
-__all__ = ['ROLE_FIELDS', 'role_models', 'RoleModels']
+__all__ = ['ROLE_FIELDS', 'role_models', 'RoleModels', 'make_llm']
 
 # %% ../nbs/01c_roles.ipynb #df9f09a4
 ROLE_FIELDS = {"planner": "planner_model", "verifier": "verifier_model",
@@ -66,3 +66,12 @@ def cache_stats(self: RoleModels) -> dict:
     "The reply caches' counts, summed over the backends."
     stats = [b.cache_stats() for b in self.backends.values()]
     return {k: (sum(s[k] for s in stats) if k != "path" else stats[0][k]) for k in stats[0]}
+
+# %% ../nbs/01c_roles.ipynb #5fdadabe
+def make_llm(cfg: RevealConfig | None = None, **kw):
+    ("The run's chat model: one backend, or a `RoleModels` when the config gives roles "
+     "models of their own.")
+    cfg = cfg or RevealConfig()
+    if not kw and len(set(role_models(cfg).values())) > 1: return RoleModels(cfg)
+    return make_backend(cfg, **kw)
+

@@ -207,7 +207,7 @@ def run_unit(unit: list, cfg: RevealConfig, llm, enc, pool, mems: dict | None = 
 def local_executor(units: list, cfg: RevealConfig, llm=None, enc=None, progress: bool = False):
     """Run the units one after another in this process; yields each unit's traces as it finishes
     (with `progress`, memory builds show theirs)."""
-    from reveal_nb.models import make_llm
+    from reveal_nb.roles import make_llm
     from reveal_nb.encoders import make_text_encoder
     llm, enc, pool, mems = llm or make_llm(cfg), enc or make_text_encoder(cfg), pool_for(cfg), {}
     for u in units: yield run_unit(u, cfg, llm, enc, pool, mems, progress)

@@ -77,7 +77,7 @@ def test_loop_searches_keyframes_with_open_clip(weights, synth, tmp_path):
     from reveal_nb.encoders import make_text_encoder
     from reveal_nb.loop import joint_encoder, memory_config, memory_levels, run_loop, start_run, visual_candidates
     from reveal_nb.memory import build_memory
-    from reveal_nb.models import make_llm
+    from reveal_nb.roles import make_llm
     from reveal_nb.record import trace_of
     from reveal_nb.rubrics import pool_for
     path, _ = weights
