@@ -69,3 +69,42 @@ def test_no_module_imports_what_it_does_not_use():
     res = subprocess.run([str(ruff), "check", "--select", "F401", "--exclude", "reveal_nb/_modidx.py",
                           "--output-format", "concise", "reveal_nb/"], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, f"unused imports (fix them in the notebooks):\n{res.stdout[-3000:]}"
+
+
+def _module_graph() -> dict:
+    "Which package modules each module imports, lazy imports inside functions included."
+    mods = {p.stem for p in (ROOT / "reveal_nb").glob("*.py") if p.stem not in ("_modidx", "__init__")}
+    graph = {}
+    for m in mods:
+        names = _imported(ROOT / "reveal_nb" / f"{m}.py")
+        graph[m] = {n.split(".")[1] for n in names if n.startswith("reveal_nb.") and n.split(".")[1] in mods} - {m}
+    return graph
+
+
+def _cycles(graph: dict) -> list:
+    "Every cycle a depth-first walk of the import graph meets, as lists of module names."
+    state, cycles = {}, []
+    def visit(m, path):
+        state[m] = "open"
+        for d in sorted(graph[m]):
+            if state.get(d) == "open": cycles.append(path[path.index(d):] + [d])
+            elif d not in state: visit(d, path + [d])
+        state[m] = "done"
+    for m in sorted(graph):
+        if m not in state: visit(m, [m])
+    return cycles
+
+
+def test_no_import_cycles():
+    "The modules import each other one way: no cycle, not even through an import inside a function."
+    cycles = _cycles(_module_graph())
+    assert not cycles, f"import cycles: {[' -> '.join(c) for c in cycles]}"
+
+
+def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
+    "A made-up cycle through an import inside a function is found."
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("from .b import x\n"); b.write_text("def f():\n    from reveal_nb.a import y\n")
+    graph = {m: {n.split(".")[1] for n in _imported(p) if n.startswith("reveal_nb.")} for m, p in (("a", a), ("b", b))}
+    assert _cycles(graph) == [["a", "b", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
