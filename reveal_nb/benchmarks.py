@@ -247,11 +247,10 @@ def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
                    if r.get("target_time") not in (None, "", []) else [])
     except ValueError as e:
         return None, (rid, str(e))
-    # the question's day: its clips are its video
-    day = f"DAY{int(query // 86400) + 1}"
-    item = QAItem(bench, rid, f"{identity}/{day}", _field(r, "question", src, rid), opts,
+    # the person's recording, every day of it: the question reads it up to its own time
+    item = QAItem(bench, rid, identity, _field(r, "question", src, rid), opts,
                   str(_field(r, "answer", src, rid)).strip().upper(),
-                  [r.get("type")] if r.get("type") else [], str(Path(root) / identity / day), None,
+                  [r.get("type")] if r.get("type") else [], str(Path(root) / identity), None,
                   evidence=[[t, t] for t in targets],
                   extra=dict(query_seconds=query, target_seconds=targets,
                              **{k: r.get(k)
@@ -259,8 +258,9 @@ def _ego_item(bench, r, src, root, identity, default_day="DAY1"):
     return check_item(item, src), None
 
 # %% ../nbs/04_benchmarks.ipynb #39719f23
-def _day_memories(items):
-    "Each item's `clips_until`: its day's last question time, so one memory serves the whole day."
+def _recording_memories(items):
+    """Each item's `clips_until`: the last question time of its person's recording, so one memory
+    serves all their questions (each reads only what ended before it)."""
     last = {}
     for it in items: last[it.video_id] = max(last.get(it.video_id, 0.0), it.extra["query_seconds"])
     for it in items: it.extra["clips_until"] = last[it.video_id]
@@ -278,7 +278,7 @@ def load_egolifeqa(root, identity="A1_JAKE") -> Items:
     if skipped: warnings.warn(f"{src}: skipped {len(skipped)} record(s) with unreadable times, "
                               f"e.g. {skipped[0]}")
     items.skipped = skipped
-    return _unique_ids(_day_memories(items), src)
+    return _unique_ids(_recording_memories(items), src)
 
 # %% ../nbs/04_benchmarks.ipynb #8a33cca2
 EGO_IDENTITIES = ["A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "A6_SHURE"]
@@ -322,7 +322,7 @@ def load_egor1(root) -> Items:
     if skipped: warnings.warn(f"{qa_dir}: skipped {len(skipped)} record(s) with unreadable times, "
                               f"e.g. {skipped[0]}")
     items.skipped = skipped
-    return _unique_ids(_day_memories(items), qa_dir)
+    return _unique_ids(_recording_memories(items), qa_dir)
 
 # %% ../nbs/04_benchmarks.ipynb #67b61590
 def _ego_record(i, day, t, target, ans="B"):

@@ -15,7 +15,7 @@ from .video import (FrameScan, VideoInfo, frame_reasons, frame_stats, load_text_
 from .segment import Segment, adaptive_segments, fixed_segments
 
 # %% auto #0
-__all__ = ['day_time', 'clip_start', 'clip_tracks', 'day_clips', 'Clip', 'ClipSequence', 'open_clips', 'scan_clips',
+__all__ = ['day_time', 'clip_start', 'clip_tracks', 'recording_clips', 'Clip', 'ClipSequence', 'open_clips', 'scan_clips',
            'clip_segments', 'clip_frames_in_span', 'clip_text_tracks']
 
 # %% ../nbs/06a_clips.ipynb #06179bb7
@@ -41,12 +41,17 @@ def clip_tracks(path) -> tuple:
     p = Path(path)
     return tuple(q if q.exists() else None for q in (p.with_suffix(".json"), p.with_suffix(".srt")))
 
-def day_clips(folder, until: float | None = None) -> list[Path]:
-    "A folder's clips in time order that start by `until` (all when None), from their names alone."
+def recording_clips(folder, until: float | None = None) -> list[Path]:
+    """The clips of a folder, or of its day folders (`A1_JAKE/DAY1`, `A1_JAKE/DAY2`, …), in time order
+    on one clock, that start by `until` (all when None), from their names alone."""
     folder = Path(folder)
     if not folder.is_dir(): raise RevealInputError(folder, "clips", "folder not found")
-    found = sorted(((clip_start(p), p) for p in folder.glob("*.mp4") if not p.name.startswith(".")),
+    found = sorted(((clip_start(p), p) for p in folder.rglob("*.mp4") if not p.name.startswith(".")),
                    key=lambda x: x[0])
+    people = sorted({m[1] for _, p in found if (m := re.fullmatch(r"DAY\d+_(.+)_\d{8}", p.stem))})
+    if len(people) > 1:           # one clock per person: two recordings must not be interleaved
+        raise RevealInputError(folder, "clips", f"clips of {len(people)} people ({', '.join(people)}); "
+                               "give one person's folder")
     out = [p for s, p in found if until is None or s <= until]
     if not out:
         when = "" if not found or until is None else \

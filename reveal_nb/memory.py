@@ -18,7 +18,7 @@ from .video import (FrameScan, VideoInfo, check_track_times, frames_in_span, lin
                              load_text_track, scan_video)
 from .segment import Segment, segment_stats, segment_video
 from .clips import (ClipSequence, clip_frames_in_span, clip_segments, clip_text_tracks,
-                             clip_tracks, day_clips, open_clips, scan_clips)
+                             clip_tracks, recording_clips, open_clips, scan_clips)
 from .offline import OfflineMemory
 
 # %% auto #0
@@ -61,7 +61,7 @@ def clips_sha256(clips, cfg: RevealConfig | None = None) -> str:
 def clip_list(video) -> list | None:
     "The clips of `video` when it is a folder or a list of clips (chapter 06a); None for one file."
     if isinstance(video, (list, tuple)): return [Path(p) for p in video]
-    return day_clips(video) if Path(video).is_dir() else None
+    return recording_clips(video) if Path(video).is_dir() else None
 
 def video_sha256(video, cfg: RevealConfig | None = None) -> str:
     "The content hash of a video file, or of a folder or list of clips."

@@ -153,8 +153,8 @@ def item_video(item):
     """An item's video as the memory takes it: its file, or the folder's clips that start by
     `clips_until`."""
     if not (item.video_path and Path(item.video_path).is_dir()): return item.video_path
-    from reveal_nb.clips import day_clips
-    return day_clips(item.video_path, until=(item.extra or {}).get("clips_until"))
+    from reveal_nb.clips import recording_clips
+    return recording_clips(item.video_path, until=(item.extra or {}).get("clips_until"))
 
 def unit_memory(item, cfg: RevealConfig, llm, enc, progress: bool = False):
     """Build or load the offline memory of `item`'s video, with its subtitles and their offset,

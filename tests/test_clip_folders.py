@@ -1,5 +1,5 @@
 """EgoLifeQA on a folder of 30-s clips in the official layout, made by the synthetic renderer: one memory per
-day over the clips in time order, and nothing that ends after the question's time is ever retrieved."""
+person over the clips of every day in time order, and nothing that ends after the question's time is ever retrieved."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
@@ -52,15 +52,32 @@ def ego_root(tmp_path_factory):
     return root
 
 
-def test_a_day_of_questions_shares_one_memory_of_its_clips(ego_root, tmp_path):
+def test_a_person_s_questions_share_one_memory_of_their_clips(ego_root, tmp_path):
     from reveal_nb.traces import item_video
     items = load_egolifeqa(ego_root)
-    assert [it.video_id for it in items] == ["A1_JAKE/DAY1", "A1_JAKE/DAY1"]
-    assert all(it.extra["clips_until"] == items[1].extra["query_seconds"] for it in items)  # the day's last question
+    assert [it.video_id for it in items] == ["A1_JAKE", "A1_JAKE"]
+    assert all(it.extra["clips_until"] == items[1].extra["query_seconds"] for it in items)  # the last question
     assert [p.name for p in item_video(items[0])] == NAMES                   # the same clips for both questions
     alone = tmp_path / "alone"; alone.mkdir(); (alone / "A1_JAKE").symlink_to(ego_root / "A1_JAKE")
     write_questions(alone, ASKED[:1])                                        # only the 11:00:45 question
     assert [p.name for p in item_video(load_egolifeqa(alone)[0])] == NAMES[:2]   # 11:01:00 is not needed
+
+
+def test_a_question_on_a_later_day_reads_the_days_before(ego_root, tmp_path):
+    "A DAY2 question's memory holds DAY1's clips and DAY2's up to the question, not what came after it."
+    import shutil
+    from reveal_nb.traces import item_video
+    root = tmp_path / "two-days"; (root / "A1_JAKE").mkdir(parents=True)
+    shutil.copytree(ego_root / "A1_JAKE" / "DAY1", root / "A1_JAKE" / "DAY1")
+    day2 = [n.replace("DAY1", "DAY2") for n in NAMES]
+    write_ego_clips(root / "A1_JAKE" / "DAY2", day2, seed=1)
+    rec = ego_record(1, ASKED[0], "Where did Alex go after the office?", ["bathroom", "bedroom", "garden", "attic"], "B")
+    rec["query_time"]["date"] = "DAY2"                                       # asked on DAY2, about DAY1 (target_time)
+    (root / "EgoLifeQA").mkdir(); (root / "EgoLifeQA" / "EgoLifeQA_A1_JAKE.json").write_text(json.dumps([rec]))
+    [item] = load_egolifeqa(root)
+    assert item.video_id == "A1_JAKE" and item.extra["query_seconds"] == clip_start(f"DAY2_X_{ASKED[0]}")
+    assert [p.name for p in item_video(item)] == NAMES + day2[:2]             # DAY1, then DAY2 up to 11:00:45
+    assert item.evidence == [[clip_start("DAY1_X_11001500")] * 2]            # its gold moment is on DAY1
 
 
 def test_egor1_questions_reach_the_same_clip_folders(ego_root, tmp_path):
@@ -71,7 +88,7 @@ def test_egor1_questions_reach_the_same_clip_folders(ego_root, tmp_path):
     src = ego_root / "EgoLifeQA" / "EgoLifeQA_A1_JAKE.json"
     (root / "QA-egolife" / "EgoLifeQA_A1_JAKE.json").write_text(src.read_text())
     items = load_egor1(root)
-    assert [(it.qid, it.video_id) for it in items] == [("A1_JAKE:1", "A1_JAKE/DAY1"), ("A1_JAKE:2", "A1_JAKE/DAY1")]
+    assert [(it.qid, it.video_id) for it in items] == [("A1_JAKE:1", "A1_JAKE"), ("A1_JAKE:2", "A1_JAKE")]
     assert [p.name for p in item_video(items[0])] == NAMES
 
 
@@ -124,7 +141,7 @@ def test_egolifeqa_eval_runs_end_to_end_on_a_clip_folder(ego_root, tmp_path):
                          capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "accuracy: official" in res.stdout and json.loads((out / "scores.json").read_text())["n"] == 1
-    [folder] = [p for p in mems.iterdir() if p.is_dir()]                    # one memory for the day
+    [folder] = [p for p in mems.iterdir() if p.is_dir()]                    # one memory for the person
     items = [json.loads(l) for l in (folder / "items.jsonl").read_text().splitlines()]
     assert [x["clip"] for x in items[::3]] == NAMES                          # 10-s chunks, three per clip, in order
     assert (items[0]["start"], items[-1]["end"]) == (clip_start(NAMES[0]), clip_start(NAMES[2]) + 30)
