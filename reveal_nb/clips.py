@@ -42,16 +42,16 @@ def clip_tracks(path) -> tuple:
     return tuple(q if q.exists() else None for q in (p.with_suffix(".json"), p.with_suffix(".srt")))
 
 def recording_clips(folder, until: float | None = None) -> list[Path]:
-    """The clips of a folder, or of its day folders (`A1_JAKE/DAY1`, `A1_JAKE/DAY2`, …), in time order
-    on one clock, that start by `until` (all when None), from their names alone."""
+    """The clips of a folder, or of its day folders (`A1_JAKE/DAY1`, `A1_JAKE/DAY2`, …), in time
+    order on one clock, that start by `until` (all when None), from their names alone."""
     folder = Path(folder)
     if not folder.is_dir(): raise RevealInputError(folder, "clips", "folder not found")
-    found = sorted(((clip_start(p), p) for p in folder.rglob("*.mp4") if not p.name.startswith(".")),
-                   key=lambda x: x[0])
+    found = sorted(((clip_start(p), p) for p in folder.rglob("*.mp4")
+                    if not p.name.startswith(".")), key=lambda x: x[0])
     people = sorted({m[1] for _, p in found if (m := re.fullmatch(r"DAY\d+_(.+)_\d{8}", p.stem))})
     if len(people) > 1:           # one clock per person: two recordings must not be interleaved
-        raise RevealInputError(folder, "clips", f"clips of {len(people)} people ({', '.join(people)}); "
-                               "give one person's folder")
+        raise RevealInputError(folder, "clips", f"clips of {len(people)} people "
+                               f"({', '.join(people)}); give one person's folder")
     out = [p for s, p in found if until is None or s <= until]
     if not out:
         when = "" if not found or until is None else \
