@@ -19,7 +19,7 @@ __all__ = ['day_time', 'clip_start', 'clip_tracks', 'recording_clips', 'Clip', '
            'clip_segments', 'clip_frames_in_span', 'clip_text_tracks']
 
 # %% ../nbs/06a_clips.ipynb #06179bb7
-_CLIP = re.compile(r"(?:DAY(\d+)_.+_)?(\d{8})", re.I)
+_CLIP = re.compile(r"(?:DAY(\d+)_(.+)_)?(\d{8})", re.I)     # day, person, HHMMSSFF
 
 def day_time(t: float) -> str:
     "Seconds since DAY1 00:00 as 'DAYd HH:MM:SS.s', the way the benchmarks write a moment."
@@ -33,7 +33,7 @@ def clip_start(path) -> float:
     if not m:
         raise RevealInputError(path, "name", "not a clip name: expected DAYd_NAME_HHMMSSFF.mp4 "
                                "(its start time, FF a frame at 20 fps)")
-    try: return ego_seconds(int(m.group(1) or 1), m.group(2))
+    try: return ego_seconds(int(m.group(1) or 1), m.group(3))
     except ValueError as e: raise RevealInputError(path, "name", str(e)) from None
 
 def clip_tracks(path) -> tuple:
@@ -48,7 +48,7 @@ def recording_clips(folder, until: float | None = None) -> list[Path]:
     if not folder.is_dir(): raise RevealInputError(folder, "clips", "folder not found")
     found = sorted(((clip_start(p), p) for p in folder.rglob("*.mp4")
                     if not p.name.startswith(".")), key=lambda x: x[0])
-    people = sorted({m[1] for _, p in found if (m := re.fullmatch(r"DAY\d+_(.+)_\d{8}", p.stem))})
+    people = sorted({m[2] for _, p in found if (m := _CLIP.fullmatch(p.stem)) and m[2]})
     if len(people) > 1:           # one clock per person: two recordings must not be interleaved
         raise RevealInputError(folder, "clips", f"clips of {len(people)} people "
                                f"({', '.join(people)}); give one person's folder")

@@ -355,10 +355,7 @@ def _cmd_trace(a, cfg):
     try:
         if a.action == "plot":
             from reveal_nb.trace_plot import save_trace_plot
-            out = a.out or f"{a.qid}.png"
-            try: print(f"trace picture: {save_trace_plot(t, out)}")
-            except OSError as e:
-                raise RevealInputError(out, "out", f"cannot write there ({e})") from None
+            print(f"trace picture: {save_trace_plot(t, a.out or f'{a.qid}.png')}")
             return
         print(render_trace(t, t.get("tau", cfg.tau)))
     except (TypeError, KeyError, AttributeError, ValueError) as e:

@@ -39,22 +39,17 @@ def _pages(nbs_dir, root) -> list[Path]:
     pages = ([readme] if readme.exists() else []) + sorted(Path(nbs_dir).glob("*.md"))
     return list({p.resolve(): p for p in pages}.values())
 
+def _window_body(m, root) -> str | None:
+    "What a page window should hold: its file's text, or None when the file is missing."
+    path = Path(root) / m[2]
+    return path.read_text().rstrip() + "\n" if path.exists() else None
+
 def _page_with_files(text: str, root) -> str:
-    def fill(m):
-        path = Path(root) / m[2]
-        body = path.read_text().rstrip() + "\n" if path.exists() else m[3]
-        return f"{m[1]}{body}{m[4]}"
-    return _PAGE_WINDOW.sub(fill, text)
+    return _PAGE_WINDOW.sub(lambda m: f"{m[1]}{_window_body(m, root) or m[3]}{m[4]}", text)
 
 def _stale_pages(nbs_dir, root) -> list[str]:
-    out = []
-    for p in _pages(nbs_dir, root):
-        text = p.read_text()
-        for m in _PAGE_WINDOW.finditer(text):
-            path = Path(root) / m[2]
-            if not path.exists() or path.read_text().rstrip() + "\n" != m[3]:
-                out.append(f"{p.name}: {m[2]}")
-    return out
+    return [f"{p.name}: {m[2]}" for p in _pages(nbs_dir, root)
+            for m in _PAGE_WINDOW.finditer(p.read_text()) if _window_body(m, root) != m[3]]
 
 def _refresh_pages(nbs_dir, root) -> list[str]:
     changed = []
@@ -104,8 +99,9 @@ def _signed(x) -> str:
 def _headline_rows(d: Path) -> list[str]:
     out = ["| | accuracy [95% interval] | the paper (Video-MME long, Qwen3.5-27B) |",
            "|---|---|---|"]
+    tables = {t: pd.read_csv(d / f"{t}.csv").set_index("variant") for t, _, _ in _HEADLINE_ROWS}
     for table, variant, label in _HEADLINE_ROWS:
-        row = pd.read_csv(d / f"{table}.csv").set_index("variant").loc[variant]
+        row = tables[table].loc[variant]
         near = " (inside chance's interval)" if row.near_chance else ""
         paper = f"{row.published:.3f}" if pd.notna(row.published) else "–"
         out.append(f"| {label} | {_interval(row)}{near} | {paper} |")
@@ -134,8 +130,7 @@ def _headline_calibration(d: Path) -> str:
     else: agrees = "not distinguishable at this n"
     loop = cal[cal.auroc.notna()]
     auroc = (f"; over the never-stopping run's {int(loop.points.iloc[0])} rounds the AUROC of ρ "
-             f"for "
-             f"truly sufficient evidence is {loop.auroc.iloc[0]:.2f}") if len(loop) else ""
+             f"for truly sufficient evidence is {loop.auroc.iloc[0]:.2f}") if len(loop) else ""
     return (f"Figure 4b: questions REVEAL stopped on as sufficient are answered {_interval(suff)} "
             f"(n = {int(suff.n)}), the rest {_interval(insuff)} (n = {int(insuff.n)}), {agrees} "
             f"(Ego-R1: {paper[0]:.3f} vs {paper[1]:.3f}){auroc}.")
@@ -148,10 +143,10 @@ def headline_text(figures_dir) -> str:
     p, reveal = meta["parameters"], meta["readings"]["reveal"]
     pool = meta.get("rubric_pools", {}).get("reveal", {}).get("name", "starter")
     seeds = f", test split of seeds {p['seeds']} pooled" if p.get("seeds") else ""
+    chance = pd.read_csv(d / "table2_ablation.csv").set_index("variant").loc["reveal", "chance"]
     rests = (f"{meta['benchmark']} `{p.get('size', '')}`{seeds}, n = {meta['n']}; backbone "
              f"{meta['backbone']['model']}; `{reveal['family']}` readings, "
-             f"verifier `{reveal['verifier']}`; "
-             f"rubric pool `{pool}`; chance 0.25")
+             f"verifier `{reveal['verifier']}`; rubric pool `{pool}`; chance {chance:.2f}")
     return "\n".join([f"The committed figures ({rests}):", "", *_headline_rows(d), "",
                       _headline_pairs(d), "", _headline_calibration(d)]) + "\n"
 

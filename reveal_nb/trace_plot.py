@@ -33,20 +33,20 @@ def timeline_end(trace: dict) -> float:
 # %% ../nbs/13a_trace_plot.ipynb #a0c89218
 def _timeline(ax, trace: dict):
     rounds, end = trace["rounds"], timeline_end(trace) / 60
+    bar = lambda a, b: (a / 60, max((b - a) / 60, end / 300))   # minutes; a moment stays visible
     rows = ["E+ decisive", "E− misleading"] + [f"round {r['round']}" for r in rounds]
-    for spans, colour in ((trace.get("gold_evidence") or [], "#2ca02c"),
-                          (trace.get("misleading_evidence") or [], "#d62728")):
-        for a, b in spans: ax.axvspan(a / 60, max(b / 60, a / 60 + end / 300), color=colour,
-                                      alpha=0.08, lw=0)
-    for y, (spans, colour) in enumerate(((trace.get("gold_evidence") or [], "#2ca02c"),
-                                         (trace.get("misleading_evidence") or [], "#d62728"))):
-        ax.broken_barh([(a / 60, max((b - a) / 60, end / 300)) for a, b in spans], (y - 0.3, 0.6),
-                       color=colour)
+    marked = ((trace.get("gold_evidence") or [], "#2ca02c"),
+              (trace.get("misleading_evidence") or [], "#d62728"))
+    for y, (spans, colour) in enumerate(marked):
+        for a, b in spans:                          # a band behind every row, and a bar on its own
+            start, width = bar(a, b)
+            ax.axvspan(start, start + width, color=colour, alpha=0.08, lw=0)
+        ax.broken_barh([bar(a, b) for a, b in spans], (y - 0.3, 0.6), color=colour)
     for i, r in enumerate(rounds, start=2):
         for e in r["admitted"]:
             lane = {1: 0.22, 2: 0.0, 3: -0.22}[e["level"]]
-            ax.broken_barh([(e["start"] / 60, max((e["end"] - e["start"]) / 60, end / 300))],
-                           (i + lane - 0.1, 0.2), facecolor=LEVEL_COLOURS[e["level"]],
+            ax.broken_barh([bar(e["start"], e["end"])], (i + lane - 0.1, 0.2),
+                           facecolor=LEVEL_COLOURS[e["level"]],
                            hatch=FINDER_HATCH[finder(e)], edgecolor="white", lw=0.3)
     ax.set_yticks(range(len(rows)), rows); ax.invert_yaxis()
     ax.set_xlim(0, end * 1.02); ax.set_xlabel("video time (minutes)")

@@ -19,17 +19,12 @@ WEIRD = [None, True, 0, -1, 1e308, float("nan"), "", "x" * 5000, [], {}, [1, 2],
 
 def _mutate(obj, rng):
     "One random change somewhere inside a JSON-like object (or the object replaced)."
-    if isinstance(obj, dict) and obj and rng.random() < 0.8:
-        k, r = rng.choice(list(obj)), rng.random()
+    if isinstance(obj, (dict, list)) and obj and rng.random() < 0.8:
+        is_dict = isinstance(obj, dict)
+        k, r = rng.choice(list(obj)) if is_dict else rng.randrange(len(obj)), rng.random()
         if r < 0.2: del obj[k]
-        elif r < 0.6: obj[k] = rng.choice(WEIRD)
+        elif r < (0.6 if is_dict else 0.5): obj[k] = rng.choice(WEIRD)
         else: obj[k] = _mutate(obj[k], rng)
-        return obj
-    if isinstance(obj, list) and obj and rng.random() < 0.8:
-        i, r = rng.randrange(len(obj)), rng.random()
-        if r < 0.2: del obj[i]
-        elif r < 0.5: obj[i] = rng.choice(WEIRD)
-        else: obj[i] = _mutate(obj[i], rng)
         return obj
     return rng.choice(WEIRD)
 

@@ -71,12 +71,12 @@ def test_no_module_imports_what_it_does_not_use():
     assert res.returncode == 0, f"unused imports (fix them in the notebooks):\n{res.stdout[-3000:]}"
 
 
-def _module_graph() -> dict:
+def _module_graph(folder=ROOT / "reveal_nb") -> dict:
     "Which package modules each module imports, lazy imports inside functions included."
-    mods = {p.stem for p in (ROOT / "reveal_nb").glob("*.py") if p.stem not in ("_modidx", "__init__")}
+    mods = {p.stem for p in folder.glob("*.py") if p.stem not in ("_modidx", "__init__")}
     graph = {}
     for m in mods:
-        names = _imported(ROOT / "reveal_nb" / f"{m}.py")
+        names = _imported(folder / f"{m}.py")
         graph[m] = {n.split(".")[1] for n in names if n.startswith("reveal_nb.") and n.split(".")[1] in mods} - {m}
     return graph
 
@@ -105,6 +105,5 @@ def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
     "A made-up cycle through an import inside a function is found."
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("from .b import x\n"); b.write_text("def f():\n    from reveal_nb.a import y\n")
-    graph = {m: {n.split(".")[1] for n in _imported(p) if n.startswith("reveal_nb.")} for m, p in (("a", a), ("b", b))}
-    assert _cycles(graph) == [["a", "b", "a"]]
+    assert _cycles(_module_graph(tmp_path)) == [["a", "b", "a"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
