@@ -70,7 +70,7 @@ demo: env
 	$(BIN)/reveal-nb demo --out runs/demo$(if $(filter small,$(DEMO_SIZE)),,-$(DEMO_SIZE)) --size $(DEMO_SIZE) --workers $(DEMO_WORKERS)
 
 ## Every table and figure of the paper, short: reveal-synth mini (n = 10, bundled models) into figures/mini/;
-# reuses earlier runs. The runs are computed first in two one-thread processes, one per core (chapter 16).
+# reuses earlier runs. The runs are computed first in two one-thread processes, one per core (chapter 08).
 FIGURE_JOBS ?= 2
 # The sweep's θ values; each extra θ builds its own memories (`make figures FIGURE_THETAS=0.7,0.8,0.9`: about 16 min more).
 FIGURE_THETAS ?= 0.8
@@ -84,7 +84,7 @@ figures-full: env
 	$(BIN)/reveal-nb figures --size small --seeds 0,1,2 --runs runs/figures-small --jobs $(FIGURE_JOBS) \
 		--thetas $(FIGURE_THETAS)
 
-## The verifier where it runs (chapter 11e): never-stopping REVEAL on reveal-synth small dev seeds 1-2 (the fit) and test
+## The verifier where it runs (chapter 04): never-stopping REVEAL on reveal-synth small dev seeds 1-2 (the fit) and test
 # seed 0 (the measurement), the line reading's weights fitted on the dev rounds, and the in-loop table; about an hour of
 # both cores from nothing. The fitted calibration goes to runs/loop-study/calibration.json (the shipped one is not touched;
 # copy it to reveal_nb/pools/ to ship it) and the test run's loop uses it.

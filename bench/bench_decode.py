@@ -15,8 +15,8 @@ CHILD = r'''
 import json, sys, time, warnings
 warnings.filterwarnings("ignore")
 import torch
-from reveal_nb.core import RevealConfig
-from reveal_nb.transformers_backend import TransformersBackend
+from reveal_nb.config import RevealConfig
+from reveal_nb.backends.transformers_backend import TransformersBackend
 weights, steps = sys.argv[1], int(sys.argv[2])
 llm = TransformersBackend(RevealConfig(reply_cache=False))
 if weights == "bf16": llm.model = llm.model.to(torch.bfloat16)

@@ -7,13 +7,13 @@ built first, so only the loop is timed. Prints a table.
 import argparse, os, tempfile, time
 from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.synth import generate
-from reveal_nb.benchmarks import load_reveal_synth
-from reveal_nb.evaluate import evaluate, ray_executor
-from reveal_nb.roles import make_llm
-from reveal_nb.encoders import make_text_encoder
-from reveal_nb.traces import unit_memory
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.synth.dataset import generate
+from reveal_nb.data.benchmarks import load_reveal_synth
+from reveal_nb.runs.evaluate import evaluate, ray_executor
+from reveal_nb.backends.roles import make_llm
+from reveal_nb.backends.encoders import make_text_encoder
+from reveal_nb.runs.traces import unit_memory
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--size", default="tiny"); ap.add_argument("--workers", type=int, default=2); ap.add_argument("--threads", type=int, default=1)

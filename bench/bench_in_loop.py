@@ -4,7 +4,7 @@
                                             [--rescore CALIBRATION]
 
 For every round of the runs' traces (best from a never-stopping run: `--set early_stop=false --set tau=1.0`),
-the cache the verifier saw and whether it truly held the decisive evidence (chapter 11e). Prints:
+the cache the verifier saw and whether it truly held the decisive evidence (chapter 04). Prints:
 1. the in-loop table of the ρ the run recorded: AUROC for truly sufficient, pooled and per type with a 95%
    interval over questions, mean ρ per class, rounds with ρ ≥ τ and the share of them lacking the evidence,
    and how often ρ rose at the round a cache became sufficient;
@@ -18,11 +18,12 @@ import argparse, os, sys, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from pathlib import Path
-from reveal_nb.core import RevealConfig, read_jsonl_records, with_overrides
-from reveal_nb.benchmarks import load_benchmark
-from reveal_nb.reports import seed_root
-from reveal_nb.loop_study import (beyond_type, feature_table, in_loop_table, loop_behaviour, rho_values,
-                                  run_points)
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.core import read_jsonl_records
+from reveal_nb.data.benchmarks import load_benchmark
+from reveal_nb.report.notebooks import seed_root
+from reveal_nb.studies.loop_study import (beyond_type, feature_table, in_loop_table, loop_behaviour,
+    rho_values, run_points)
 
 
 def main(argv=None):
@@ -54,10 +55,10 @@ def main(argv=None):
     print(in_loop_table(points, recorded, cfg.tau).to_markdown(index=False))
     print(f"\nbeyond the type of question: {beyond_type(points, recorded)}")
     if a.rescore:
-        from reveal_nb.encoders import make_text_encoder
-        from reveal_nb.readings import load_calibration, shipped_calibration_path
-        from reveal_nb.line_reading import loop_weights
-        from reveal_nb.rubrics import pool_for
+        from reveal_nb.backends.encoders import make_text_encoder
+        from reveal_nb.method.readings import load_calibration, shipped_calibration_path
+        from reveal_nb.method.line_reading import loop_weights
+        from reveal_nb.method.rubrics import pool_for
         path = shipped_calibration_path() if a.rescore == "shipped" else Path(a.rescore)
         enc, pool = make_text_encoder(cfg), pool_for(cfg)
         cal = load_calibration(path, enc=enc)

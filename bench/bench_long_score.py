@@ -12,9 +12,9 @@ import argparse, os, statistics, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ScoreRequest
-from reveal_nb.transformers_backend import TransformersBackend
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.backends.models import ScoreRequest
+from reveal_nb.backends.transformers_backend import TransformersBackend
 
 ROOMS = ["the kitchen", "the garden", "the hall", "the workshop", "the garage", "the library"]
 QUESTIONS = ["Where did the man put the red cup?", "What did the man do after breakfast?", "Who opened the door?"]

@@ -17,15 +17,15 @@ Run it on an idle machine: another process using the cores changes every number.
 import argparse, collections, os, sys, tempfile, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest, usage_totals
-from reveal_nb.roles import make_llm
-from reveal_nb.encoders import make_text_encoder
-from reveal_nb.synth import generate
-from reveal_nb.benchmarks import load_reveal_synth
-from reveal_nb.memory import build_memory
-from reveal_nb.loop import memory_config
-from reveal_nb.traces import run_variant, summarize
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.backends.models import ChatRequest, usage_totals
+from reveal_nb.backends.roles import make_llm
+from reveal_nb.backends.encoders import make_text_encoder
+from reveal_nb.synth.dataset import generate
+from reveal_nb.data.benchmarks import load_reveal_synth
+from reveal_nb.memory.build import build_memory
+from reveal_nb.method.loop import memory_config
+from reveal_nb.runs.traces import run_variant, summarize
 
 
 def raw_batch8(llm, new_tokens=64):

@@ -16,13 +16,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 
-from reveal_nb.core import RevealConfig
-from reveal_nb.synth import simulate, write_video, narration_track, subtitles_srt
-from reveal_nb.video import open_video, sample_indices, scan_video
-from reveal_nb.segment import segment_video
-from reveal_nb.encoders import FrameDescriptorEncoder, TextEncoder
-from reveal_nb.memory import build_memory, make_index
-from reveal_nb.transformers_backend import TransformersBackend
+from reveal_nb.config import RevealConfig
+from reveal_nb.synth.world import simulate, narration_track, subtitles_srt
+from reveal_nb.synth.render import write_video
+from reveal_nb.memory.video import open_video, sample_indices, scan_video
+from reveal_nb.memory.segment import segment_video
+from reveal_nb.backends.encoders import FrameDescriptorEncoder, TextEncoder
+from reveal_nb.memory.build import build_memory, make_index
+from reveal_nb.backends.transformers_backend import TransformersBackend
 from reveal_nb.core import atomic_write_json, atomic_write_text
 
 

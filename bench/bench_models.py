@@ -13,10 +13,11 @@ import argparse, os, statistics, sys, tempfile, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest, ScoreRequest
-from reveal_nb.transformers_backend import TransformersBackend, resolve_model_path
-from reveal_nb.encoders import TextEncoder
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.backends.models import ChatRequest, ScoreRequest
+from reveal_nb.backends.transformers_backend import TransformersBackend
+from reveal_nb.backends.model_folders import resolve_model_path
+from reveal_nb.backends.encoders import TextEncoder
 
 TOPICS = ["a kitchen", "a garden", "a railway station", "a library", "a market", "a beach", "a workshop", "a museum"]
 FREE = "Describe {} in detail, as a long paragraph."
@@ -75,7 +76,7 @@ class LengthOnly:
 
 def same_shape_free(llm, reqs, lengths):
     "The structured batch through the backend's own path (padding, shared prefix), each row running exactly its JSON reply's length, no mask."
-    from reveal_nb import models
+    from reveal_nb.backends import models
     real, eos = models.GrammarLogitsProcessor, [e for e in llm._eos_ids() if e is not None]
     models.GrammarLogitsProcessor = lambda grammars, pad_id: LengthOnly(lengths, eos)
     try: return llm._generate_group(reqs, True, reqs[0].max_new_tokens, 0.0, llm.cfg.seed)

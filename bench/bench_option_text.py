@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_option_text.py [--models SPEC,SPEC] [--per-type 1] [--threads 1]
 
-The option-text reading (chapter 10a, `read_options`) makes two scoring calls per question: the options'
+The option-text reading (chapter 03b, `read_options`) makes two scoring calls per question: the options'
 texts after the question alone (the prior) and after the evidence and the question. Here the evidence is
 the ground truth's E+ ∪ E− text of reveal-synth `small` test questions (seed 0), as a loop's final cache
 holds decisive lines among misleading ones. The models take turns question by question, so background
@@ -14,10 +14,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.readings import per_token, plain_request
-from reveal_nb.reading_study import study_questions
-from reveal_nb.transformers_backend import TransformersBackend
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.method.readings import per_token, plain_request
+from reveal_nb.studies.reading_study import study_questions
+from reveal_nb.backends.transformers_backend import TransformersBackend
 
 MODELS = "bundled:smollm2-135m-instruct,bundled:qwen2.5-coder-0.5b-instruct"
 

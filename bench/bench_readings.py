@@ -4,7 +4,7 @@
 
 Measures (or reads back: the records under --records make a rerun instant) the reveal-synth test split of
 seeds 0-2 under four conditions (E+, no evidence, E-, E+ u E-) with the configured backbone and encoder,
-reads every answer and verifier reading from the records (chapter 11a), and prints each target next to
+reads every answer and verifier reading from the records (chapter 04a), and prints each target next to
 what was measured, with its 95% interval. The calibration is the shipped one unless --calibration names
 another (fit one with `reveal-nb readings calibrate`).
 """
@@ -12,12 +12,13 @@ import argparse, os, sys, time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.roles import make_llm
-from reveal_nb.encoders import make_text_encoder
-from reveal_nb.rubrics import pool_for
-from reveal_nb.readings import load_calibration, shipped_calibration_path
-from reveal_nb.reading_study import answer_table, measure, records_path, selection_table, study_questions, verifier_table
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.backends.roles import make_llm
+from reveal_nb.backends.encoders import make_text_encoder
+from reveal_nb.method.rubrics import pool_for
+from reveal_nb.method.readings import load_calibration, shipped_calibration_path
+from reveal_nb.studies.reading_study import (answer_table, measure, records_path, selection_table,
+    study_questions, verifier_table)
 
 
 def main(argv=None):

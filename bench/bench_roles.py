@@ -15,9 +15,10 @@ the times.
 import argparse, collections, json, os, sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-from reveal_nb.core import paired_by_question, with_overrides
-from reveal_nb.analysis import Models, ensure_runs, trace_accuracy
-from reveal_nb.reports import parse_seeds, report_config, report_items
+from reveal_nb.core import paired_by_question
+from reveal_nb.config import with_overrides
+from reveal_nb.report.analysis import Models, ensure_runs, trace_accuracy
+from reveal_nb.report.notebooks import parse_seeds, report_config, report_items
 
 ROLES = ("planner", "verifier", "answerer")
 

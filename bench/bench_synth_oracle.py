@@ -7,13 +7,13 @@ the span with the E+ line's timestamps for grounding). Reveal-synth small test s
 import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
-from reveal_nb.reading_study import study_questions
-from reveal_nb.synth_questions import _words
-from reveal_nb.readings import evidence_lines
+from reveal_nb.studies.reading_study import study_questions
+from reveal_nb.synth.questions import question_words
+from reveal_nb.method.readings import evidence_lines
 qs = study_questions("test", 20)
 hits = {}
 for q in qs:
-    ev = q["evidence"]["O"]; words = _words(ev.replace("(L1)", ""))
+    ev = q["evidence"]["O"]; words = question_words(ev.replace("(L1)", ""))
     opts = list(q["options"].items())
     if q["type"] == "global_summary":
         low = ev.lower(); pos = lambda p: low.find(" to the " + p) if (" to the " + p) in low else 10**9
@@ -26,7 +26,7 @@ for q in qs:
         pick = str(len(evidence_lines(ev)))
         letter = next((l for l, o in opts if o == pick), None)
     else:
-        sc = [len(_words(o) & words) / max(1, len(_words(o))) for _, o in opts]
+        sc = [len(question_words(o) & words) / max(1, len(question_words(o))) for _, o in opts]
         if q["type"] == "negation": sc = [-s for s in sc]
         best = [l for (l, _), s in zip(opts, sc) if s == max(sc)]
         letter = best[0] if len(best) == 1 else None

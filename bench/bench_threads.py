@@ -16,9 +16,9 @@ WORKER = r'''
 import json, os, sys, time
 import torch
 torch.set_num_threads(int(sys.argv[1]))
-from reveal_nb.core import RevealConfig
-from reveal_nb.models import ChatRequest, ScoreRequest
-from reveal_nb.transformers_backend import TransformersBackend
+from reveal_nb.config import RevealConfig
+from reveal_nb.backends.models import ChatRequest, ScoreRequest
+from reveal_nb.backends.transformers_backend import TransformersBackend
 llm = TransformersBackend(RevealConfig(reply_cache=False))
 evidence = " ".join(f"At {i * 10}s a person in a red coat walks past the kitchen counter holding a cup." for i in range(40))
 schema = {"type": "object", "additionalProperties": False, "required": ["queries"],

@@ -24,7 +24,7 @@ def kill_when(args, ready, limit=900):
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory):
     "reveal-synth `tiny`, generated once per test module that reads it (a module that changes it makes its own)."
-    from reveal_nb.synth import generate
+    from reveal_nb.synth.dataset import generate
     root = tmp_path_factory.mktemp("synth")
     generate(root, "tiny", progress=False)
     return root
@@ -47,10 +47,10 @@ if _workers > 1:
 
 # The tests that take minutes start first, so that the workers finish together (longest first). Tests of one
 # xdist_group stay together: pytest tears a module's fixtures down when the next test is from another module.
-# A test that reuses another's cached work (chapter 14 reuses the construction test's memory) is deliberately not listed.
-LONGEST_FIRST = ["test_notebook_runs[11_verifier]", "test_build_writes_a_pool_the_loop_runs_with",
-                 "test_every_report_writes_its_files", "test_notebook_runs[15_evaluate]",
-                 "test_ray_executor_gives_the_local_traces", "test_notebook_runs[07_memory]", "test_notebook_runs[01_models]"]
+# A test that reuses another's cached work (chapter 03f reuses the construction test's memory) is deliberately not listed.
+LONGEST_FIRST = ["test_notebook_runs[03c_verifier]", "test_build_writes_a_pool_the_loop_runs_with",
+                 "test_every_report_writes_its_files", "test_notebook_runs[07a_evaluate]",
+                 "test_ray_executor_gives_the_local_traces", "test_notebook_runs[02b_memory_build]", "test_notebook_runs[09b_models]"]
 
 
 def _group(item):

@@ -3,11 +3,12 @@ person over the clips of every day in time order, and nothing that ends after th
 import json, subprocess, sys
 from pathlib import Path
 import pytest
-from reveal_nb.benchmarks import load_egolifeqa
-from reveal_nb.clips import clip_start
-from reveal_nb.core import RevealConfig, sha256_file
-from reveal_nb.synth_render import write_video
-from reveal_nb.synth_world import narration_track, simulate
+from reveal_nb.data.benchmarks import load_egolifeqa
+from reveal_nb.data.clips import clip_start
+from reveal_nb.config import RevealConfig
+from reveal_nb.core import sha256_file
+from reveal_nb.synth.render import write_video
+from reveal_nb.synth.world import narration_track, simulate
 
 from conftest import CLI
 NAMES = [f"DAY1_A1_JAKE_{t}.mp4" for t in ("11000000", "11003000", "11010000")]
@@ -15,7 +16,7 @@ ASKED = ("11004500", "11012500")        # 11:00:45 (in the second clip) and 11:0
 
 
 def write_ego_clips(folder, names, seed=0, seconds=30.0):
-    "Clips named `names` cut from one simulated world, each with its narration beside it (as chapter 06a)."
+    "Clips named `names` cut from one simulated world, each with its narration beside it (as chapter 06c)."
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     starts = [clip_start(n) for n in names]
     truth = simulate("ego", starts[-1] - starts[0] + seconds + 30, seed)
@@ -53,7 +54,7 @@ def ego_root(tmp_path_factory):
 
 
 def test_a_person_s_questions_share_one_memory_of_their_clips(ego_root, tmp_path):
-    from reveal_nb.traces import item_video
+    from reveal_nb.runs.traces import item_video
     items = load_egolifeqa(ego_root)
     assert [it.video_id for it in items] == ["A1_JAKE", "A1_JAKE"]
     assert all(it.extra["clips_until"] == items[1].extra["query_seconds"] for it in items)  # the last question
@@ -66,7 +67,7 @@ def test_a_person_s_questions_share_one_memory_of_their_clips(ego_root, tmp_path
 def test_a_question_on_a_later_day_reads_the_days_before(ego_root, tmp_path):
     "A DAY2 question's memory holds DAY1's clips and DAY2's up to the question, not what came after it."
     import shutil
-    from reveal_nb.traces import item_video
+    from reveal_nb.runs.traces import item_video
     root = tmp_path / "two-days"; (root / "A1_JAKE").mkdir(parents=True)
     shutil.copytree(ego_root / "A1_JAKE" / "DAY1", root / "A1_JAKE" / "DAY1")
     day2 = [n.replace("DAY1", "DAY2") for n in NAMES]
@@ -81,8 +82,8 @@ def test_a_question_on_a_later_day_reads_the_days_before(ego_root, tmp_path):
 
 
 def test_egor1_questions_reach_the_same_clip_folders(ego_root, tmp_path):
-    from reveal_nb.benchmarks import load_egor1
-    from reveal_nb.traces import item_video
+    from reveal_nb.data.benchmarks import load_egor1
+    from reveal_nb.runs.traces import item_video
     root = tmp_path / "egor1"; (root / "QA-egolife").mkdir(parents=True)
     (root / "A1_JAKE").symlink_to(ego_root / "A1_JAKE")                      # Ego-R1 reads the EgoLife clips
     src = ego_root / "EgoLifeQA" / "EgoLifeQA_A1_JAKE.json"
@@ -94,7 +95,7 @@ def test_egor1_questions_reach_the_same_clip_folders(ego_root, tmp_path):
 
 def test_the_memory_key_of_clips_follows_their_content(ego_root, tmp_path):
     import shutil
-    from reveal_nb.memory import memory_key
+    from reveal_nb.memory.build import memory_key
     day = tmp_path / "DAY1"; shutil.copytree(ego_root / "A1_JAKE" / "DAY1", day)
     cfg, clips = RevealConfig(), sorted(day.glob("*.mp4"))
     key = memory_key(clips, cfg)
@@ -109,11 +110,11 @@ def test_the_memory_key_of_clips_follows_their_content(ego_root, tmp_path):
 
 
 def test_retrieval_never_returns_what_ends_after_the_question(ego_root, tmp_path):
-    from reveal_nb.encoders import make_text_encoder
-    from reveal_nb.loop import execute_action, start_run
-    from reveal_nb.memory import build_memory
-    from reveal_nb.planner import Action
-    from reveal_nb.traces import item_video
+    from reveal_nb.backends.encoders import make_text_encoder
+    from reveal_nb.method.loop import execute_action, start_run
+    from reveal_nb.memory.build import build_memory
+    from reveal_nb.method.planner import Action
+    from reveal_nb.runs.traces import item_video
     item = load_egolifeqa(ego_root)[0]
     cfg = RevealConfig(memory_dir=str(tmp_path / "memories"))
     enc = make_text_encoder(cfg)

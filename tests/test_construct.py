@@ -5,8 +5,8 @@ import json, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 import yaml
-from reveal_nb.synth import generate
-from reveal_nb.rubrics import load_pool
+from reveal_nb.synth.dataset import generate
+from reveal_nb.method.rubrics import load_pool
 
 # xdist_group: the tests share the module's expensive fixtures, so parallel workers keep them on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("construct")]
@@ -22,10 +22,10 @@ def synth(tmp_path_factory):
 
 def _args(synth, out):
     # Four questions of one mini video form three pairs (the tiny split forms one: too few to refine). The filter is off:
-    # with the 135M model the paper's filter keeps almost no pair (chapter 14). One refinement iteration keeps it short.
+    # with the 135M model the paper's filter keeps almost no pair (chapter 03f). One refinement iteration keeps it short.
     return ["rubrics", "build", "--bench", "reveal-synth", "--split", "dev", "--root", str(synth / "mini"), "--limit", "4",
             "--teacher", "ground_truth", "--set", "construct_filter=false", "--set", "construct_max_iterations=1",
-            "--out", str(out)]   # default memory settings: chapter 14 builds on the same video and questions, so it reuses this memory and these replies
+            "--out", str(out)]   # default memory settings: chapter 03f builds on the same video and questions, so it reuses this memory and these replies
 
 
 def _run(args):

@@ -2,7 +2,7 @@
 import subprocess, sys
 from pathlib import Path
 import pytest
-from reveal_nb.benchmarks import write_example_files
+from reveal_nb.data.benchmarks import write_example_files
 
 from conftest import CLI
 

@@ -5,12 +5,14 @@ the memory the runner builds."""
 import json, shutil, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
-from reveal_nb.core import RevealConfig, with_overrides, read_jsonl_records
-from reveal_nb.benchmarks import load_reveal_synth, load_benchmark
-from reveal_nb.evaluate import evaluate, ray_executor
-from reveal_nb.loop import memory_config, memory_levels
-from reveal_nb.memory import OfflineMemory, memory_key, memory_root
-from reveal_nb.video import parse_srt
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.core import read_jsonl_records
+from reveal_nb.data.benchmarks import load_reveal_synth, load_benchmark
+from reveal_nb.runs.evaluate import evaluate, ray_executor
+from reveal_nb.method.loop import memory_config, memory_levels
+from reveal_nb.memory.offline import OfflineMemory
+from reveal_nb.memory.build import memory_key, memory_root
+from reveal_nb.memory.video import parse_srt
 
 pytestmark = pytest.mark.slow
 from conftest import CLI

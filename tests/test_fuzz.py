@@ -4,7 +4,7 @@
 Mutations are type swaps, nulls, huge numbers, NaN, empty and very long texts, right-to-left marks, lists and
 objects where scalars belong, deleted fields and path tricks (`../../etc/passwd`, `/etc/passwd`), applied at a
 random depth of: the official annotation files of LongVideoBench, LVBench and EgoLifeQA (the example files of
-chapter 04), the starter rubric pool, a config file, and a trace (`trace show`, `trace plot`). About 500 cases
+chapter 06a), the starter rubric pool, a config file, and a trace (`trace show`, `trace plot`). About 500 cases
 per seed, a few seconds each seed.
 """
 import contextlib, copy, io, json, random
@@ -31,7 +31,7 @@ def _mutate(obj, rng):
 
 def _outcome(fn):
     "None when fn loads or refuses in one line; else what went wrong."
-    from reveal_nb.core import RevealInputError
+    from reveal_nb.config import RevealInputError
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()): fn()
     except RevealInputError: return None
@@ -42,8 +42,8 @@ def _outcome(fn):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_damaged_files_load_or_give_one_line(seed, tmp_path):
-    from reveal_nb.benchmarks import load_benchmark, write_example_files
-    from reveal_nb.rubrics import load_pool, starter_pool_path
+    from reveal_nb.data.benchmarks import load_benchmark, write_example_files
+    from reveal_nb.method.rubrics import load_pool, starter_pool_path
     from reveal_nb.cli import config_from_args, main
     rng, findings = random.Random(seed), []
     for bench in ("longvideobench", "lvbench", "egolifeqa"):

@@ -34,7 +34,7 @@ def test_demo_rejects_an_unknown_variant(tmp_path):
 
 
 def test_trace_plot_draws_a_real_trace(tmp_path):
-    "`reveal-nb trace plot` writes one question's run as a picture (the committed example of chapter 13a)."
+    "`reveal-nb trace plot` writes one question's run as a picture (the committed example of chapter 07c)."
     from conftest import ROOT
     example = ROOT / "figures" / "trace_example.jsonl"
     res = subprocess.run(CLI + ["trace", "plot", str(example), "synth-small-dev-000-q003", "--out", str(tmp_path / "t.svg")],

@@ -1,4 +1,4 @@
-"""Scenarios of the loop's control rules, checked with test doubles (chapter 12 teaches the rules on two questions;
+"""Scenarios of the loop's control rules, checked with test doubles (chapter 01 teaches the rules on two questions;
 these are the further cases: the K cap, a single-round variant, no early stop, the no-rubric and self stops).
 
 TEST DOUBLES, named as such: a scripted backend replays the replies written here in the order the loop asks for
@@ -7,12 +7,12 @@ them, a bag-of-words encoder and a ten-segment memory stand in for the models an
 import json, zlib
 import numpy as np
 import pytest
-from reveal_nb.benchmarks import QAItem
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.loop import run_loop, start_run
-from reveal_nb.verifier import Verdict
-from reveal_nb.models import ScriptedBackend
-from reveal_nb.rubrics import pool_for
+from reveal_nb.data.qa_items import QAItem
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.method.loop import run_loop, start_run
+from reveal_nb.method.verifier import Verdict
+from reveal_nb.backends.models import ScriptedBackend
+from reveal_nb.method.rubrics import pool_for
 
 CRITERIA = ["counting_distinct_instances", "counting_alternatives_excluded"]
 OPTIONS = {"A": "1", "B": "2", "C": "3", "D": "4"}

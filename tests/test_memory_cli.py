@@ -2,7 +2,7 @@
 import json, subprocess, sys
 from pathlib import Path
 import pytest
-from reveal_nb.synth import generate
+from reveal_nb.synth.dataset import generate
 
 from conftest import CLI
 

@@ -1,24 +1,26 @@
 """A memory's files damaged after a build (a torn checkpoint line, `items.jsonl` cut short, a damaged scan
 checkpoint) are named and repaired from the checkpoints, and bad input to `build_memory` fails in one line
-leaving nothing behind (chapter 07 keeps one worked example: an interrupted build resuming).
+leaving nothing behind (chapter 02b keeps one worked example: an interrupted build resuming).
 
-The summaries come from `ScriptedBackend`, the scripted TEST DOUBLE of chapter 01: what is checked is which
+The summaries come from `ScriptedBackend`, the scripted TEST DOUBLE of chapter 09b: what is checked is which
 stage is redone and how many model calls that costs, not what the summaries say. `tests/test_faults.py`
 kills and tears real builds of the bundled models."""
 import json, shutil, warnings
 from pathlib import Path
 import numpy as np
 import pytest
-from reveal_nb.core import RevealConfig, RevealInputError, read_jsonl_records
-from reveal_nb.memory import OfflineMemory, build_memory, memory_root
-from reveal_nb.models import ScriptedBackend
+from reveal_nb.config import RevealConfig, RevealInputError
+from reveal_nb.core import read_jsonl_records
+from reveal_nb.memory.offline import OfflineMemory
+from reveal_nb.memory.build import build_memory, memory_root
+from reveal_nb.backends.models import ScriptedBackend
 
 VID = "synth-tiny-test-000"
 
 
 @pytest.fixture(scope="module")
 def enc():
-    from reveal_nb.encoders import make_text_encoder
+    from reveal_nb.backends.encoders import make_text_encoder
     return make_text_encoder(RevealConfig())
 
 

@@ -9,9 +9,9 @@ each test with a script of answers; the backend talks to it through the `openai`
 import http.server, json, os, shutil, ssl, subprocess, sys, threading, time
 from pathlib import Path
 import pytest
-from reveal_nb.core import RevealConfig, RevealInputError, with_overrides
-from reveal_nb.models import StructuredOutputError
-from reveal_nb.served import ModelServerError, OpenAIBackend
+from reveal_nb.config import RevealConfig, RevealInputError, with_overrides
+from reveal_nb.backends.models import StructuredOutputError
+from reveal_nb.backends.served import ModelServerError, OpenAIBackend
 
 from conftest import CLI
 REPLY = {"choices": [{"index": 0, "message": {"role": "assistant", "content": '{"n": 3}'},

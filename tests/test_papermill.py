@@ -7,7 +7,7 @@ import papermill as pm
 def test_papermill_parameters_override_config(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("tau = 0.7\nmax_rounds = 3\nvariant = 'reveal'", metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("import json\nfrom reveal_nb.core import config_from_parameters, config_to_dict\n"
+        nbformat.v4.new_code_cell("import json\nfrom reveal_nb.config import config_from_parameters, config_to_dict\n"
                                   "cfg = config_from_parameters(globals())\n"
                                   f"open({str(tmp_path / 'cfg.json')!r}, 'w').write(json.dumps(config_to_dict(cfg)))"),
     ])
@@ -26,7 +26,7 @@ def test_every_report_notebook_declares_the_runs_it_reads():
     the notebook's config passes the declared `variants`, and a notebook that declares `probe_rounds` makes its never-stopping
     run from it (the heatmap only reads the sweep tables, and checks each against the run it came from)."""
     import ast
-    from reveal_nb.reports import REPORTS, declared_parameters, reports_dir
+    from reveal_nb.report.notebooks import REPORTS, declared_parameters, reports_dir
     for name in REPORTS:
         ns = declared_parameters(name, {})
         assert isinstance(ns["variants"], list), name

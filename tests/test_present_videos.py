@@ -3,22 +3,22 @@ retrievable); the run says how many questions that leaves, and scores.json recor
 import json, subprocess, sys
 from pathlib import Path
 import pytest
-from reveal_nb.benchmarks import load_benchmark, write_example_files
+from reveal_nb.data.benchmarks import load_benchmark, write_example_files
 
 from conftest import CLI
 
 
 def lvbench_with_one_video(root):
     "LVBench's example files (two videos, three questions each) with the first video downloaded."
-    from reveal_nb.synth_render import write_video
-    from reveal_nb.synth_world import simulate
+    from reveal_nb.synth.render import write_video
+    from reveal_nb.synth.world import simulate
     write_example_files("lvbench", root)
     write_video(simulate("lv", 30, 0) | dict(duration=30.0), root / "videos" / "yt0.mp4")
     return root
 
 
 def test_only_questions_with_a_present_video_are_evaluated(tmp_path):
-    from reveal_nb.evaluate import present_videos
+    from reveal_nb.runs.evaluate import present_videos
     items = load_benchmark("lvbench", lvbench_with_one_video(tmp_path / "lv"))
     kept, present = present_videos(items)
     assert {it.video_id for it in kept} == {"yt0"} and len(kept) == 3

@@ -4,9 +4,9 @@ import json, os, subprocess, sys, time
 from pathlib import Path
 import pytest
 from filelock import FileLock
-from reveal_nb.core import RevealConfig, RevealInputError
-from reveal_nb.synth import ensure_generated, generate
-from reveal_nb.traces import run_variant
+from reveal_nb.config import RevealConfig, RevealInputError
+from reveal_nb.synth.dataset import ensure_generated, generate
+from reveal_nb.runs.traces import run_variant
 
 from conftest import CLI
 
@@ -36,7 +36,7 @@ def test_a_run_folder_has_one_writer(tmp_path):
 @pytest.mark.parametrize("duration", ["NaN", "\"long\"", "-5"])
 def test_a_bad_duration_is_one_line_at_loading(tmp_path, duration):
     "Caught when the file is read (`data check` and `eval` alike), never at scoring after the model work."
-    from reveal_nb.benchmarks import write_example_files
+    from reveal_nb.data.benchmarks import write_example_files
     root = write_example_files("longvideobench", tmp_path / "lvb")
     f = next(root.glob("*.json"))
     f.write_text(f.read_text().replace('"duration": 190.16', f'"duration": {duration}', 1))
@@ -45,7 +45,7 @@ def test_a_bad_duration_is_one_line_at_loading(tmp_path, duration):
 
 
 def test_merging_an_empty_shard_set_is_refused(tmp_path):
-    from reveal_nb.evaluate import merge_shards
+    from reveal_nb.runs.evaluate import merge_shards
     a = tmp_path / "a"; a.mkdir(); (a / "traces.jsonl").write_text("")
     with pytest.raises(RevealInputError, match="nothing to merge"): merge_shards([a], tmp_path / "out")
     assert not (tmp_path / "out" / "traces.jsonl").exists()
@@ -54,7 +54,7 @@ def test_merging_an_empty_shard_set_is_refused(tmp_path):
 def test_a_full_disk_leaves_no_partial_merge(tmp_path, monkeypatch):
     "A write that fails (a full disk, simulated by a TEST DOUBLE of the writer that raises ENOSPC) is one line, and no file is left."
     import errno
-    import reveal_nb.evaluate as ev
+    import reveal_nb.runs.evaluate as ev
     a = tmp_path / "a"; a.mkdir()
     (a / "traces.jsonl").write_text("".join(json.dumps(dict(qid=f"q{i}", config_fingerprint="f")) + "\n" for i in range(20)))
     def full_disk(path, text): raise OSError(errno.ENOSPC, "No space left on device")
@@ -67,9 +67,9 @@ def test_a_full_disk_leaves_no_partial_merge(tmp_path, monkeypatch):
 
 def test_a_changed_question_is_answered_again_not_reused(tmp_path):
     "A finished trace whose question changed since (here its gold letter) is not reused: the runner answers it again."
-    from reveal_nb.benchmarks import QAItem
-    from reveal_nb.record import run_fingerprint
-    from reveal_nb.traces import answered_this, item_fingerprint
+    from reveal_nb.data.qa_items import QAItem
+    from reveal_nb.method.record import run_fingerprint
+    from reveal_nb.runs.traces import answered_this, item_fingerprint
     cfg = RevealConfig()
     it = QAItem("unit", "q1", "v", "Which?", {"A": "x", "B": "y"}, "A", ["attribute"])
     t = dict(qid="q1", question="Which?", options={"A": "x", "B": "y"}, gold="A", item_fingerprint=item_fingerprint(it, cfg),
@@ -99,12 +99,12 @@ def test_another_size_into_a_synth_folder_is_refused(tmp_path):
 @pytest.mark.parametrize("options, says", [({"A": "x", "B": None}, "not a text"), ({"A": "x", "B": "x"}, "same text"),
                                            ({chr(65 + i): f"o{i}" for i in range(27)}, "at most 26")])
 def test_bad_options_are_named(options, says):
-    from reveal_nb.benchmarks import QAItem, check_item
+    from reveal_nb.data.qa_items import QAItem, check_item
     with pytest.raises(RevealInputError, match=says): check_item(QAItem("b", "q", "v", "Q?", options, "A", []), "f.json")
 
 
 def test_a_boolean_setting_must_say_true_or_false():
-    from reveal_nb.core import with_overrides
+    from reveal_nb.config import with_overrides
     with pytest.raises(RevealInputError, match="true or false"): with_overrides(RevealConfig(), ["early_stop=maybe"])
     assert with_overrides(RevealConfig(), ["early_stop=no"]).early_stop is False
 
@@ -152,7 +152,7 @@ def test_bad_thetas_and_a_non_utf8_config_are_one_line(tmp_path):
 def test_a_generated_video_is_the_same_bytes_every_time(tmp_path):
     """Memories are keyed by the video file's SHA-256, so regenerating must give the same bytes: two
     `synth` runs (separate processes), then the test video encoded again here after other allocations."""
-    from reveal_nb.synth_render import write_video
+    from reveal_nb.synth.render import write_video
     for d in ("a", "b"):
         r = _cli("synth", "--size", "tiny", "--out", str(tmp_path / d))
         assert r.returncode == 0, r.stderr
@@ -168,7 +168,7 @@ def test_a_generated_video_is_the_same_bytes_every_time(tmp_path):
 
 
 def test_a_failed_memory_build_leaves_no_lock_file(tmp_path):
-    from reveal_nb.memory import build_memory
+    from reveal_nb.memory.build import build_memory
     cfg = RevealConfig(cache_dir=str(tmp_path / "cache"), memory_dir=str(tmp_path / "memories"))
     video = tmp_path / "notes.mp4"; video.write_text("not a video")
     captions = tmp_path / "narration.json"; captions.write_text("[]")
@@ -208,8 +208,8 @@ def test_two_synth_runs_into_one_folder_both_finish(tmp_path):
 
 def test_a_truncated_video_is_our_one_line_only(tmp_path):
     "FFmpeg's and decord's own complaints are not printed before the error line; FFmpeg's reason is in it."
-    from reveal_nb.synth_world import simulate
-    from reveal_nb.synth_render import write_video
+    from reveal_nb.synth.world import simulate
+    from reveal_nb.synth.render import write_video
     video = tmp_path / "cut.mp4"; write_video(simulate("cut", 60, 0), video)
     video.write_bytes(video.read_bytes()[: video.stat().st_size // 2])       # a copy that stopped halfway
     captions = tmp_path / "narration.json"; captions.write_text("[]")
@@ -221,8 +221,8 @@ def test_a_truncated_video_is_our_one_line_only(tmp_path):
 
 
 def test_a_latin1_srt_is_refused_naming_the_line(tmp_path):
-    "Not decoded with replacement characters and no word (chapter 05: why refused, not guessed)."
-    from reveal_nb.video import load_text_track
+    "Not decoded with replacement characters and no word (chapter 02: why refused, not guessed)."
+    from reveal_nb.memory.video import load_text_track
     f = tmp_path / "s.srt"; f.write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé\n".encode("latin-1"))
     says = r"s.srt: field 'subtitles': not UTF-8 text \(line 3, byte 0xe9\)"
     with pytest.raises(RevealInputError, match=says):
@@ -230,7 +230,7 @@ def test_a_latin1_srt_is_refused_naming_the_line(tmp_path):
 
 
 def test_a_question_that_is_a_number_is_one_line(tmp_path):
-    from reveal_nb.benchmarks import write_example_files
+    from reveal_nb.data.benchmarks import write_example_files
     root = write_example_files("longvideobench", tmp_path / "lvb")
     f = next(root.glob("*.json")); recs = json.loads(f.read_text())
     recs[1]["question"] = 42; f.write_text(json.dumps(recs))
@@ -240,8 +240,8 @@ def test_a_question_that_is_a_number_is_one_line(tmp_path):
 
 
 def test_data_check_lists_subtitles_that_are_not_utf8(tmp_path):
-    from reveal_nb.benchmarks import write_example_files
-    from reveal_nb.manifests import check_local_copy
+    from reveal_nb.data.benchmarks import write_example_files
+    from reveal_nb.data.manifests import check_local_copy
     root = write_example_files("videomme", tmp_path / "vm")
     (root / "subtitle").mkdir()
     srt = "1\n00:00:01,000 --> 00:00:02,000\nCafé\n"
@@ -267,7 +267,7 @@ def test_a_config_value_of_the_wrong_type_is_refused(tmp_path, field, value, say
 def test_a_question_answered_twice_in_one_shard_is_refused(tmp_path):
     """Not merged keeping the last trace without a word; a question re-answered after it changed is fine
     (its later trace counts)."""
-    from reveal_nb.evaluate import merge_shards
+    from reveal_nb.runs.evaluate import merge_shards
     a = tmp_path / "a"; a.mkdir()
     first = dict(qid="q1", config_fingerprint="f", item_fingerprint="v1", answer="A")
     t = lambda **kw: json.dumps(first | kw) + "\n"

@@ -1,6 +1,6 @@
 """Reports pooled over several reveal-synth seeds: each seed generated beside the root, questions kept apart."""
-from reveal_nb.core import RevealInputError
-from reveal_nb.reports import report_items
+from reveal_nb.config import RevealInputError
+from reveal_nb.report.notebooks import report_items
 import pytest
 
 
@@ -25,7 +25,7 @@ def test_one_seed_other_than_the_configs_is_used_and_a_wrong_folder_refused(tmp_
     assert all("reveal-synth-tiny-seed3" in it.video_path and not it.qid.startswith("seed") for it in three)
     # ROOT holds seed 0; a config of seed 1 with --seeds 0,1 would put seed 1 in ROOT: refused before generating
     report_items("reveal-synth", root, size="tiny")
-    from reveal_nb.core import RevealConfig, with_overrides
+    from reveal_nb.config import RevealConfig, with_overrides
     with pytest.raises(RevealInputError, match="holds reveal-synth seed 0"):
         report_items("reveal-synth", root, size="tiny", cfg=with_overrides(RevealConfig(), {"seed": 1}), seeds=[0, 1])
     assert not (tmp_path / "reveal-synth-tiny-seed0").exists()

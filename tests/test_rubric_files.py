@@ -1,8 +1,8 @@
 """A rubric pool file with a bad field fails in one line naming the file, the criterion and the field (moved from
-chapter 09, which keeps one example of it)."""
+chapter 03, which keeps one example of it)."""
 import pytest
-from reveal_nb.rubrics import RubricPool, load_pool, pool_for, save_pool
-from reveal_nb.core import RevealConfig
+from reveal_nb.method.rubrics import RubricPool, load_pool, pool_for, save_pool
+from reveal_nb.config import RevealConfig
 
 GOOD = "name: t\nsource: learned\ncriteria:\n  - name: a\n    description: d\n    applies_to: [any]\n    weight: 1\n    scores: {1: x, 0.5: y, 0: z}\n"
 

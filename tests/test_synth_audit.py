@@ -1,10 +1,11 @@
-"""reveal-synth cannot be answered blind: the audit's adversary (nbs/03d_synth_audit.ipynb) stays at chance on generated
+"""reveal-synth cannot be answered blind: the audit's adversary (nbs/05e_synth_audit.ipynb) stays at chance on generated
 questions, and it does find leaks planted on purpose."""
-from reveal_nb.synth_audit import audit_questions, blind_bars, blind_baselines, blind_table, plant_cross_question_leak
+from reveal_nb.synth.audit import (audit_questions, blind_bars, blind_baselines, blind_table,
+    plant_cross_question_leak)
 
 
 def test_no_blind_rule_beats_chance():
-    "The bars of chapter 03d: the rule chosen on dev, the conditional logit and the bag of words within chance + 0.05 per type, + 0.02 overall."
+    "The bars of chapter 05e: the rule chosen on dev, the conditional logit and the bag of words within chance + 0.05 per type, + 0.02 overall."
     qs = audit_questions(n_videos=400, seconds=1800, seed=0)
     result = blind_baselines(qs["dev"], qs["test"])
     print(blind_table(result))

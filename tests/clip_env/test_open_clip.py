@@ -12,9 +12,9 @@ import torch
 
 open_clip = pytest.importorskip("open_clip")
 from open_clip import factory  # noqa: E402
-from reveal_nb.core import RevealInputError  # noqa: E402
-from reveal_nb.encoders import OpenClipEncoder, make_visual_encoder  # noqa: E402
-from reveal_nb.core import RevealConfig, with_overrides  # noqa: E402
+from reveal_nb.config import RevealInputError  # noqa: E402
+from reveal_nb.backends.encoders import OpenClipEncoder, make_visual_encoder  # noqa: E402
+from reveal_nb.config import RevealConfig, with_overrides  # noqa: E402
 
 TINY = "reveal-tiny-random"
 factory._MODEL_CONFIGS[TINY] = {
@@ -73,13 +73,14 @@ def test_loop_searches_keyframes_with_open_clip(weights, synth, tmp_path):
     the joint encoder: the memory keeps a keyframe index, the loop searches it with the planner's queries, and its
     hits reach the evidence the answerer reads and the trace."""
     import json
-    from reveal_nb.benchmarks import load_reveal_synth
-    from reveal_nb.encoders import make_text_encoder
-    from reveal_nb.loop import joint_encoder, memory_config, memory_levels, run_loop, start_run, visual_candidates
-    from reveal_nb.memory import build_memory
-    from reveal_nb.roles import make_llm
-    from reveal_nb.record import trace_of
-    from reveal_nb.rubrics import pool_for
+    from reveal_nb.data.benchmarks import load_reveal_synth
+    from reveal_nb.backends.encoders import make_text_encoder
+    from reveal_nb.method.loop import (joint_encoder, memory_config, memory_levels, run_loop,
+        start_run, visual_candidates)
+    from reveal_nb.memory.build import build_memory
+    from reveal_nb.backends.roles import make_llm
+    from reveal_nb.method.record import trace_of
+    from reveal_nb.method.rubrics import pool_for
     path, _ = weights
     # M_base (one round, fixed chunks, L1 only) keeps this to seconds; the channel is the same in every variant.
     # Four segments per query and channel, of the video's ten, leave the keyframe channel segments of its own to add.

@@ -7,7 +7,7 @@ They check what the guide says of the parts: they join to the recorded file, and
 metadata names the model, its architecture and its quantisation, and carries no license field.
 """
 import pytest
-from reveal_nb.gguf_parts import BUNDLED_PARTS, bundled_parts_gguf
+from reveal_nb.backends.gguf_parts import BUNDLED_PARTS, bundled_parts_gguf
 
 NAME = "qwen2.5-coder-0.5b-instruct"
 

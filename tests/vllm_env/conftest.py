@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 
 vllm = pytest.importorskip("vllm")
-from reveal_nb.core import RevealConfig  # noqa: E402
-from reveal_nb.transformers_backend import resolve_model_path
-from reveal_nb.served import VLLM_STRUCTURED_OUTPUTS  # noqa: E402
+from reveal_nb.config import RevealConfig  # noqa: E402
+from reveal_nb.backends.model_folders import resolve_model_path
+from reveal_nb.backends.served import VLLM_STRUCTURED_OUTPUTS  # noqa: E402
 
 STARTUP_TIMEOUT = float(os.environ.get("REVEAL_NB_VLLM_STARTUP_TIMEOUT", "600"))
 

@@ -4,8 +4,8 @@ import json, sys
 from dataclasses import asdict
 
 if __name__ == "__main__":  # vLLM starts worker processes: the guard is required
-    from reveal_nb.core import RevealConfig, with_overrides
-    from reveal_nb.served import VLLMBackend
+    from reveal_nb.config import RevealConfig, with_overrides
+    from reveal_nb.backends.served import VLLMBackend
     from test_vllm_backends import QUERIES
     cfg = with_overrides(RevealConfig(), {"llm_backend": "vllm", "vllm_gpu_memory_utilization": 0.3, "vllm_max_model_len": 2048, "reply_cache": False})
     # Without torch.compile: on 2 CPU cores compiling took about 260 s of this engine's 290-s start (eager: about 30 s).

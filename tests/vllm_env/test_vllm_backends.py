@@ -5,9 +5,9 @@ Run with `make test-vllm` (its own environment with vLLM's CPU build). Nothing h
 import json, os, subprocess, sys, time
 from pathlib import Path
 import pytest
-from reveal_nb.core import RevealConfig, with_overrides
-from reveal_nb.models import ChatRequest
-from reveal_nb.served import OpenAIBackend
+from reveal_nb.config import RevealConfig, with_overrides
+from reveal_nb.backends.models import ChatRequest
+from reveal_nb.backends.served import OpenAIBackend
 
 QUERIES = {"type": "object", "additionalProperties": False, "required": ["queries"],
            "properties": {"queries": {"type": "array", "minItems": 2, "maxItems": 4, "items": {"type": "string", "maxLength": 60}}}}

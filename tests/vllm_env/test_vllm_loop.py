@@ -23,7 +23,7 @@ def test_reveal_loop_against_vllm_serve(vllm_server, tmp_path):
     traces = [json.loads(l) for l in (tmp_path / "run" / "reveal" / "traces.jsonl").read_text().splitlines()]
     assert len(traces) == 1   # one question of the tiny test split: every call of it goes to the server
     for t in traces:
-        # a server cannot score likelihoods, so `auto` generates in every role (chapter 10a)
+        # a server cannot score likelihoods, so `auto` generates in every role (chapter 03b)
         assert t["backbone"]["backend"] == "openai" and t["readings"] == dict(family="generate", selection="generate", verifier="generate",
                                                                             stop="generate", answer="generate",
                                                                             planner="generate")
