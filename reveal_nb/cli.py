@@ -410,6 +410,7 @@ def _cmd_merge(a, cfg):
 def _cmd_figures(a, cfg):
     from reveal_nb.report.pages import HEADLINE_SOURCES, refresh_windows, write_headline
     from reveal_nb.report.notebooks import figures_pool, run_reports
+    from reveal_nb.report.claims import write_claims
     if a.config:
         raise RevealInputError("--config", "config", "reveal-nb figures takes config changes as "
                                "--set KEY=VALUE (they reach every report notebook)")
@@ -439,6 +440,7 @@ def _cmd_figures(a, cfg):
     print("\n".join(f"{d['report']:28} {d['seconds']:8.1f} s" for d in done))
     if all((Path(a.out) / f"{name}.csv").exists() for name in HEADLINE_SOURCES):
         print(f"headline numbers: {write_headline(a.out)}")
+    print(f"the paper's claims, tested: {write_claims(a.out)}")
     # the committed figures: the chapters' and pages' windows follow
     if Path(a.out).resolve() == Path("figures").resolve() and Path("nbs").is_dir():
         for name in refresh_windows("nbs", "."): print(f"window refreshed: nbs/{name}")

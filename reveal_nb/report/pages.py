@@ -34,9 +34,9 @@ def _with_text(source: str, text: str) -> str:
 _PAGE_WINDOW = re.compile(r"(<!-- window:(\S+) -->\n)(.*?)(<!-- /window -->)", re.S)
 
 def _pages(nbs_dir, root) -> list[Path]:
-    "The Markdown pages that may hold windows: the README and the book's pages."
-    readme = Path(root) / "README.md"
-    pages = ([readme] if readme.exists() else []) + sorted(Path(nbs_dir).glob("*.md"))
+    "Markdown pages that may hold windows: the README, the figures' README, the book's pages."
+    readmes = [Path(root) / "README.md", Path(root) / "figures" / "README.md"]
+    pages = [r for r in readmes if r.exists()] + sorted(Path(nbs_dir).glob("*.md"))
     return list({p.resolve(): p for p in pages}.values())
 
 def _window_body(m, root) -> str | None:
