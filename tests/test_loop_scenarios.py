@@ -4,8 +4,7 @@ these are the further cases: the K cap, a single-round variant, no early stop, t
 TEST DOUBLES, named as such: a scripted backend replays the replies written here in the order the loop asks for
 them, a bag-of-words encoder and a ten-segment memory stand in for the models and the offline memory.
 """
-import json, zlib
-import numpy as np
+import json
 import pytest
 from reveal_nb.data.qa_items import QAItem
 from reveal_nb.config import RevealConfig, with_overrides
@@ -13,40 +12,11 @@ from reveal_nb.method.loop import run_loop, start_run
 from reveal_nb.method.verifier import Verdict
 from reveal_nb.backends.models import ScriptedBackend
 from reveal_nb.method.rubrics import pool_for
+from reveal_nb.backends.encoders import BagOfWordsEncoder as BagEncoder
+from reveal_nb.memory.offline import TenSegmentMemory
 
 CRITERIA = ["counting_distinct_instances", "counting_alternatives_excluded"]
 OPTIONS = {"A": "1", "B": "2", "C": "3", "D": "4"}
-
-
-class BagEncoder:
-    "TEST DOUBLE for the text encoder: hashed bag-of-words vectors (64-d, unit length)."
-    dim = 64
-
-    def encode(self, texts):
-        V = np.zeros((len(texts), self.dim), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split(): V[i, zlib.crc32(w.encode()) % self.dim] += 1
-        return V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), 1e-9)
-
-
-class TenSegmentMemory:
-    "TEST DOUBLE for the offline memory: ten 10-s L1 items searched by the bag-of-words encoder."
-
-    def __init__(self, enc):
-        things = ["red cup", "blue ball", "green box", "yellow hat", "black pen",
-                  "white jug", "pink fork", "grey sock", "brown book", "gold key"]
-        self.items = [dict(id=f"L1-{i:05d}", level=1, start=10.0 * i, end=10.0 * i + 10,
-                           text=f"Alex picks up the {x} in the kitchen.") for i, x in enumerate(things)]
-        self.V, self.meta = enc.encode([x["text"] for x in self.items]), dict(duration=100.0)
-
-    def level(self, n): return self.items if n == 1 else []
-
-    def vectors(self, ids):
-        return np.stack([self.V[int(i[3:])] for i in ids]) if ids else np.zeros((0, 64), np.float32)
-
-    def search_text(self, Q, cfg, levels=(1, 2, 3)):
-        S = np.atleast_2d(Q) @ self.V.T
-        return [[self.items[j] | dict(score=float(row[j])) for j in np.argsort(-row)[:cfg.top_k_l1]] for row in S]
 
 
 def scores(z: dict) -> str:

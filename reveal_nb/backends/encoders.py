@@ -13,7 +13,7 @@ from ..config import RevealConfig, RevealInputError
 # %% auto #0
 __all__ = ['BUNDLED_TEXT_ENCODERS', 'ENCODER_THRESHOLDS', 'l2_normalize', 'resolve_text_encoder_path', 'TextEncoder',
            'FrameDescriptorEncoder', 'HFVisionEncoder', 'tiny_random_siglip', 'OpenClipEncoder', 'make_text_encoder',
-           'make_visual_encoder', 'thresholds_of']
+           'make_visual_encoder', 'BagOfWordsEncoder', 'thresholds_of']
 
 # %% ../../nbs/09h_encoders.ipynb #7d1d0d18
 def l2_normalize(x) -> np.ndarray:
@@ -235,6 +235,21 @@ def make_visual_encoder(cfg: RevealConfig | None = None):
         return OpenClipEncoder(arch, weights[0] if weights else None)
     raise RevealInputError("config", "visual_encoder", f"{spec!r}: expected 'frame-descriptor', "
                            "'hf:PATH' or 'open_clip:ARCH:WEIGHTS'")
+
+# %% ../../nbs/09h_encoders.ipynb #40026373
+class BagOfWordsEncoder:
+    """TEST DOUBLE for the text encoder: each word (`words(text)`, by default the lower-cased
+    whitespace tokens) hashed by CRC-32 into one of `dim` slots; rows of unit length."""
+    spec = "test-double"
+    def __init__(self, dim: int = 64, words=None):
+        self.dim, self.words = dim, words or (lambda t: t.lower().split())
+    def encode(self, texts):
+        import zlib
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        V = np.zeros((len(texts), self.dim), np.float32)
+        for i, t in enumerate(texts):
+            for w in self.words(t): V[i, zlib.crc32(w.encode()) % self.dim] += 1
+        return l2_normalize(V)
 
 # %% ../../nbs/09h_encoders.ipynb #b8c28e63
 ENCODER_THRESHOLDS = {  # dedup (> drops new evidence), query rejection (≥ drops a query): cosines

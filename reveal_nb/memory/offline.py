@@ -13,7 +13,7 @@ from ..core import mmss
 from ..data.clips import day_time
 
 # %% auto #0
-__all__ = ['OfflineMemory']
+__all__ = ['OfflineMemory', 'TenSegmentMemory']
 
 # %% ../../nbs/02c_offline.ipynb #6416abf1
 def _read_part(folder: Path, name: str, read):
@@ -146,3 +146,22 @@ def describe(self: OfflineMemory, n: int = 3, width: int = 110) -> str:
                     else f"{mmss(x['start'])}-{mmss(x['end'])}")
             lines.append(f"  {x['id']} [{span}] {(x['text'] or '(no text)')[:width]}")
     return "\n".join(lines)
+
+# %% ../../nbs/02c_offline.ipynb #bcebc1cf
+class TenSegmentMemory:
+    "TEST DOUBLE for the offline memory: ten 10-s L1 items searched by the given text encoder."
+    THINGS = ("red cup", "blue ball", "green box", "yellow hat", "black pen", "white jug",
+              "pink fork", "grey sock", "brown book", "gold key")
+    def __init__(self, enc):
+        self.items = [dict(id=f"L1-{i:05d}", level=1, start=10.0 * i, end=10.0 * i + 10,
+                           text=f"Alex picks up the {x} in the kitchen.")
+                      for i, x in enumerate(self.THINGS)]
+        self.V, self.meta = enc.encode([x["text"] for x in self.items]), dict(duration=100.0)
+    def level(self, n): return self.items if n == 1 else []
+    def vectors(self, ids):
+        if not ids: return np.zeros((0, self.V.shape[1]), np.float32)
+        return np.stack([self.V[int(i[3:])] for i in ids])
+    def search_text(self, Q, cfg, levels=(1, 2, 3)):
+        S = np.atleast_2d(Q) @ self.V.T
+        return [[self.items[j] | dict(score=float(row[j])) for j in np.argsort(-row)[:cfg.top_k_l1]]
+                for row in S]
