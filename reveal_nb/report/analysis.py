@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from ..config import RevealConfig, RevealInputError, with_overrides
-from ..core import append_jsonl, mmss, paired_by_question, read_jsonl_records, wilson
+from ..core import (append_jsonl, mmss, paired_by_question, paired_difference,
+    read_jsonl_records, wilson)
 from ..method.answerer import answer_letters
 from ..method.loop import VARIANTS
 from ..method.record import run_fingerprint
@@ -247,8 +248,8 @@ def final_verdict(trace: dict) -> str:
 def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: Models,
                    runs=None) -> pd.DataFrame:
     """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added
-    to REVEAL's final evidence (and the gain), and with the ground-truth evidence alone; cached
-    under `runs`."""
+    to REVEAL's final evidence (and the gain, with its paired interval), and with the ground-truth
+    evidence alone, each with its 95% interval; cached under `runs`."""
     from reveal_nb.runs.traces import unit_memory
     by_qid = {it.qid: it for it in items}
     path = Path(runs) / f"verdict-groups-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
@@ -277,9 +278,14 @@ def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: M
         base, inj, only = (accuracy_row([f(t) for t in ts], chance) for f in
                            (lambda t: bool(t["correct"]), lambda t: have[t["qid"]]["injected"],
                             lambda t: have[t["qid"]]["gold_only"]))
+        gain = (paired_difference([have[t["qid"]]["injected"] for t in ts],
+                                  [bool(t["correct"]) for t in ts]) if ts else
+                dict(difference=float("nan"), ci_low=float("nan"), ci_high=float("nan")))
         rows.append(dict(verdict=group, n=len(ts), accuracy=base["accuracy"], ci_low=base["ci_low"],
                          ci_high=base["ci_high"], injected=inj["accuracy"],
-                         gain=inj["accuracy"] - base["accuracy"] if ts else float("nan"),
+                         injected_ci_low=inj["ci_low"], injected_ci_high=inj["ci_high"],
+                         gain=gain["difference"], gain_ci_low=gain["ci_low"],
+                         gain_ci_high=gain["ci_high"],
                          gold_only=only["accuracy"], gold_only_ci_low=only["ci_low"],
                          gold_only_ci_high=only["ci_high"],
                          near_chance=base["near_chance"] if ts else None))
