@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--out", required=True)
     sy.add_argument("--force", action="store_true", help="rebuild videos that already exist")
     sy.set_defaults(fn=_cmd_synth)
+    au = sub.add_parser("audit", parents=[common], help="the blind leak audit of a reveal-synth "
+                        "size, seeds pooled until every type has --min-n test questions")
+    au.add_argument("--size", default="small", help="tiny | mini | small | long")
+    au.add_argument("--min-n", type=int, default=400, help="test questions per type")
+    au.add_argument("--max-seeds", type=int, default=100)
+    au.add_argument("--first-seed", type=int, default=0)
+    au.set_defaults(fn=_cmd_audit)
     da = sub.add_parser("data", parents=[common], help="check a local benchmark copy")
     da.add_argument("action", choices=["check"])
     da.add_argument("name",
@@ -272,6 +279,23 @@ def _cmd_synth(a, cfg):
     for split, c in man["counts"].items():
         print(f"{split:5} {c['videos']} videos, {c['questions']} questions")
     print(f"{len(man['files'])} files with checksums in {Path(a.out) / 'manifest.json'}")
+
+def _cmd_audit(a, cfg):
+    from reveal_nb.synth.audit import audit_pooled, blind_bars, blind_baselines, blind_table
+    from reveal_nb.synth.dataset import GENERATOR_VERSION, video_specs
+    video_specs(a.size, 0)   # an unknown size: one line
+    if a.min_n < 1 or a.max_seeds < 1:
+        raise RevealInputError("--min-n/--max-seeds", "audit", "give positive numbers")
+    show = lambda seed, n: print(f"seed {seed}: test questions per type, fewest "
+                                 f"{min(n.values(), default=0)}", file=sys.stderr, flush=True)
+    qs, seeds = audit_pooled(a.size, a.min_n, a.max_seeds, a.first_seed, cfg, progress=show)
+    result = blind_baselines(qs["dev"], qs["test"])
+    print(f"reveal-synth {a.size}, generator version {GENERATOR_VERSION}, seeds {seeds[0]}-"
+          f"{seeds[-1]} pooled: {len(qs['dev'])} dev and {len(qs['test'])} test questions\n")
+    print(blind_table(result))
+    fails = blind_bars(result, min_n=a.min_n)
+    print("\n" + ("\n".join(f"MISSED: {f}" for f in fails) if fails else "every bar met"))
+    if fails: raise SystemExit(1)
 
 def _cmd_data(a, cfg):
     from reveal_nb.data.manifests import check_local_copy

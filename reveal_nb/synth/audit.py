@@ -8,13 +8,13 @@ import math, random
 import numpy as np
 from ..config import RevealConfig
 from .world import simulate, split_seed
-from .questions import question_words
-from .questions import split_questions
+from collections import Counter
+from .questions import QUESTION_TYPES, question_words, split_questions
 from .features import LEGACY_RULES, VideoIndex, option_features, template_words
 
 # %% auto #0
 __all__ = ['BARS', 'audit_questions', 'audit_size', 'train_bag_of_words', 'bag_of_words_scores', 'fit_logit', 'z_score',
-           'blind_baselines', 'blind_table', 'blind_bars', 'plant_cross_question_leak']
+           'blind_baselines', 'blind_table', 'blind_bars', 'plant_cross_question_leak', 'audit_pooled']
 
 # %% ../../nbs/05e_synth_audit.ipynb #e056ec55
 def audit_questions(n_videos: int = 100, seconds: float = 1800, seed: int = 0,
@@ -258,3 +258,19 @@ def plant_cross_question_leak(questions: list[dict]) -> list[dict]:
             if nxt is not q:
                 out[id(nxt)] = nxt | dict(question=f"{nxt['question']} {q['options'][q['answer']]}")
     return [out.get(id(q), q) for q in questions]
+
+# %% ../../nbs/05e_synth_audit.ipynb #d655415b
+def audit_pooled(size: str, min_n: int = BARS["min_n"], max_seeds: int = 64, first_seed: int = 0,
+                 cfg: RevealConfig | None = None, progress=None) -> tuple[dict, list[int]]:
+    """{split: questions} of a named size pooled over seeds `first_seed`, `first_seed + 1`, … until
+    every type has `min_n` test questions (or `max_seeds` seeds are used), and the seeds used;
+    `progress(seed, per_type)` is called after each seed."""
+    pooled, seeds = {}, []
+    for seed in range(first_seed, first_seed + max_seeds):
+        for split, qs in audit_size(size, (seed,), cfg).items():
+            pooled.setdefault(split, []).extend(qs)
+        seeds.append(seed)
+        per_type = Counter(q["type"] for q in pooled.get("test", []))
+        if progress: progress(seed, per_type)
+        if set(per_type) >= set(QUESTION_TYPES) and min(per_type.values()) >= min_n: break
+    return pooled, seeds
