@@ -95,10 +95,12 @@ def load_figure(figures_dir, name: str) -> Figure:
 
 # %% ../../nbs/08d_claims.ipynb #6d2c3488
 def _float(source, field: str, x) -> float:
-    try: x = float(x)
-    except (TypeError, ValueError): x = float("nan")
-    if x != x: raise RevealInputError(source, field, "not a number")
-    return x
+    "A number from a figure's table; an empty cell (a group no question fell in) is not measured."
+    if x is None or (isinstance(x, float) and x != x):
+        raise Unmeasured(f"{source}: {field} is empty")
+    try: return float(x)
+    except (TypeError, ValueError):
+        raise RevealInputError(source, field, f"not a number: {x!r}") from None
 
 def rows_of(fig: Figure, cols, **where) -> list[tuple]:
     "The values of `cols`, as numbers, in every row of the figure's table matching `where`."
