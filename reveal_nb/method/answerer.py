@@ -13,7 +13,7 @@ from .readings import RunReadings, answer_letter, read_options, run_readings
 
 # %% auto #0
 __all__ = ['ANSWER_PROMPT', 'ANSWER_SYSTEM', 'letter_request', 'answer_letters', 'frames_for_answer', 'caption_track',
-           'token_counter', 'evenly_within', 'direct_input']
+           'token_counter', 'evenly_within', 'track_line', 'direct_input']
 
 # %% ../../nbs/03e_answerer.ipynb #5e95317c
 ANSWER_PROMPT = string.Template("Evidence from the video:\n$evidence\n\n"
@@ -95,11 +95,15 @@ def evenly_within(sizes: list[int], budget: int) -> list[int]:
     return pick(lo)
 
 # %% ../../nbs/03e_answerer.ipynb #b73638fe
+def track_line(line: dict) -> str:
+    "One caption-track line as the direct baseline reads it: its time span, level and text."
+    from reveal_nb.core import mmss
+    return f"[{mmss(line['start'])}-{mmss(line['end'])}] (L1) {line['text']}"
+
 def direct_input(item, llm, cfg: RevealConfig) -> dict:
     """What the direct baseline reads of `item`'s whole video: frames at 1 fps capped at
     `direct_frame_cap` for a backbone that sees, else the caption track within
     `direct_token_budget`. {kind, pieces, images, described}."""
-    from reveal_nb.core import mmss
     if getattr(llm, "is_vlm", False):
         from reveal_nb.memory.video import frames_in_span
         times, frames = frames_in_span(item.video_path, 0.0, item.duration or 1e9, fps=1.0,
@@ -111,7 +115,7 @@ def direct_input(item, llm, cfg: RevealConfig) -> dict:
     offset = float(item.extra.get("starting_timestamp_for_subtitles") or 0.0)
     track = caption_track(item.captions_path, item.subtitles_path, offset)
     count, counted_by = token_counter(llm)
-    texts = [f"[{mmss(l['start'])}-{mmss(l['end'])}] (L1) {l['text']}" for l in track]
+    texts = [track_line(l) for l in track]
     keep = evenly_within([count(t) + 1 for t in texts], cfg.direct_token_budget)
     pieces = [dict(id=f"track-{i:05d}", text=track[i]["text"], level=1,
                    start=float(track[i]["start"]), end=float(track[i]["end"]),

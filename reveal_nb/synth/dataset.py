@@ -15,14 +15,15 @@ from .questions import split_questions
 
 # %% auto #0
 __all__ = ['SIZES', 'GENERATOR_VERSION', 'WORLD_VERSION', 'GENERATED', 'video_specs', 'generate', 'ensure_generated',
-           'interval_evidence']
+           'size_properties', 'interval_evidence']
 
 # %% ../../nbs/05f_synth_dataset.ipynb #f036e0e7
 SIZES = {  # name: {split: (number of videos, seconds each)}
     "tiny": {"dev": (1, 120), "test": (1, 120)},
     "mini": {"dev": (2, 300), "test": (3, 300)},
     "small": {"dev": (6, 900), "test": (10, 900)},
-    "long": {"dev": (8, 1800), "test": (12, 3600)},
+    # 75 minutes: a caption track over four times the direct baseline's budget (see below)
+    "long": {"dev": (8, 4500), "test": (12, 4500)},
 }
 # 4: a video's questions asked as a set (no question names what another asks about)
 GENERATOR_VERSION = 4
@@ -144,6 +145,35 @@ def ensure_generated(root, size: str = "mini", cfg: RevealConfig | None = None,
     return generate(root, man["size"],
                     dataclasses.replace(cfg, seed=man.get("seed", cfg.seed), **own),
                     progress=progress)
+
+# %% ../../nbs/05f_synth_dataset.ipynb #dd27a58e
+def size_properties(size: str, seed: int = 0, count=None, cfg: RevealConfig | None = None) -> dict:
+    """Per video of a named size (simulated only): its duration, caption lines and tokens as the
+    direct baseline reads them (`count(text)`, default 4 characters a token); per split, the
+    questions of each type with E+ and E-, and the share of decisive moments in each quarter."""
+    from reveal_nb.method.answerer import track_line
+    cfg = cfg or RevealConfig()
+    count = count or (lambda s: -(-len(s) // 4))
+    videos, splits = [], {}
+    for split in dict.fromkeys(s[0] for s in video_specs(size, seed)):
+        truths = [simulate(vid, secs, sd) for sp, vid, secs, sd in video_specs(size, seed)
+                  if sp == split]
+        for t in truths:
+            track = narration_track(t, cfg.synth_caption_omission, cfg.synth_caption_paraphrase)
+            tokens = sum(count(track_line(l)) + 1 for l in track)
+            videos.append(dict(split=split, video_id=t["video_id"], duration=t["duration"],
+                               lines=len(track), tokens=tokens))
+        qs = split_questions(truths, split_seed(seed, split), cfg)
+        length = {t["video_id"]: t["duration"] for t in truths}
+        at = [iv[0] / length[q["video_id"]] for q in qs for iv in q["evidence"]]
+        typed = {}
+        for q in qs:
+            typed.setdefault(q["type"], [0, 0])[0] += 1
+            typed[q["type"]][1] += bool(q["evidence"]) and bool(q["misleading"])
+        splits[split] = dict(questions=len(qs), with_both={k: v[1] for k, v in typed.items()},
+                             quarters=[sum(k / 4 <= x < (k + 1) / 4 for x in at) / max(1, len(at))
+                                       for k in range(4)])
+    return dict(size=size, seed=seed, budget=cfg.direct_token_budget, videos=videos, splits=splits)
 
 # %% ../../nbs/05f_synth_dataset.ipynb #81d86b34
 def interval_evidence(truth: dict, narration: list, intervals) -> str:
