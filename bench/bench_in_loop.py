@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_in_loop.py RUN [RUN ...] --seeds 0[,1] [--split test] [--size small]
                                             [--rescore CALIBRATION]
+    .venv/bin/python bench/bench_in_loop.py RUN --pooled --seeds 0,1,2   # a `reveal-nb figures` run of pooled seeds
 
 For every round of the runs' traces (best from a never-stopping run: `--set early_stop=false --set tau=1.0`),
 the cache the verifier saw and whether it truly held the decisive evidence (chapter 04). Prints:
@@ -21,9 +22,10 @@ from pathlib import Path
 from reveal_nb.config import RevealConfig, with_overrides
 from reveal_nb.core import read_jsonl_records
 from reveal_nb.data.benchmarks import load_benchmark
-from reveal_nb.report.notebooks import seed_root
+from reveal_nb.report.notebooks import seed_root, seeded
+
 from reveal_nb.studies.loop_study import (beyond_type, feature_table, in_loop_table, loop_behaviour,
-    rho_values, run_points)
+    rho_values, round_points, run_points)
 
 
 def main(argv=None):
@@ -32,12 +34,21 @@ def main(argv=None):
     ap.add_argument("--split", default="test"); ap.add_argument("--size", default="small")
     ap.add_argument("--rescore", default="", help="a calibration file, or 'shipped'")
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--pooled", action="store_true",
+                    help="one run folder holding the seeds' questions under seed-prefixed ids (reveal-nb figures)")
     a = ap.parse_args(argv)
     cfg = with_overrides(RevealConfig(), a.sets, source="--set")
     seeds = [int(s) for s in a.seeds.split(",")]
-    if len(seeds) != len(a.runs): sys.exit(f"--seeds: give one seed per run folder ({len(a.runs)})")
-    points, traces, items = [], [], {}
-    for run, seed in zip(a.runs, seeds):
+    if a.pooled:
+        if len(a.runs) != 1: sys.exit("--pooled: give one run folder")
+        run = a.runs[0]
+        items = {it.qid: it for s in seeds for it in (seeded(i, s) for i in load_benchmark(
+            "reveal-synth", seed_root(Path("data") / f"reveal-synth-{a.size}", s), split=a.split))}
+        traces = list(read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values())
+        points = round_points(traces, items)
+    elif len(seeds) != len(a.runs): sys.exit(f"--seeds: give one seed per run folder ({len(a.runs)})")
+    else: points, traces, items = [], [], {}
+    for run, seed in ([] if a.pooled else zip(a.runs, seeds)):
         root = seed_root(Path("data") / f"reveal-synth-{a.size}", seed)
         points += run_points(run, root, a.split, prefix=f"seed{seed}-")
         ts = list(read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values())
