@@ -70,7 +70,7 @@ demo: env
 	$(BIN)/reveal-nb demo --out runs/demo$(if $(filter small,$(DEMO_SIZE)),,-$(DEMO_SIZE)) --size $(DEMO_SIZE) --workers $(DEMO_WORKERS)
 
 ## Every table and figure of the paper, short: reveal-synth mini (n = 10, bundled models) into figures/mini/;
-# reuses earlier runs. The runs are computed first in two one-thread processes, one per core (chapter 08).
+# reuses earlier runs. The runs are computed first in two one-thread processes, one per core (chapter 08b).
 FIGURE_JOBS ?= 2
 # The sweep's θ values; each extra θ builds its own memories (`make figures FIGURE_THETAS=0.7,0.8,0.9`: about 16 min more).
 FIGURE_THETAS ?= 0.8

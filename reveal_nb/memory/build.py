@@ -29,7 +29,7 @@ __all__ = ['MEMORY_FORMAT', 'MEMORY_KEYS', 'CAPTION_PROMPT', 'L2_PROMPT', 'L3_PR
 
 # %% ../../nbs/02b_memory_build.ipynb #74a3fd26
 MEMORY_FORMAT = 2
-MEMORY_KEYS = fields_with("memory")   # the config fields that shape a memory (marked in 00a)
+MEMORY_KEYS = fields_with("memory")   # the config fields that shape a memory (marked in 09a)
 
 def cached_files_sha256(paths, cfg: RevealConfig | None = None) -> list[str]:
     ("SHA-256 of each file's content, remembered per (path, size, mtime); "

@@ -187,6 +187,10 @@ _claim("Removing the rubric from the verifier costs accuracy",
 def _pool(paired):
     row = _paired(paired, "reveal_starter_pool")
     pool = (paired.meta.get("rubric_pools") or {}).get("reveal", {}).get("name", "not named")
+    a, b = row_of(paired, ("only_a", "only_b"), other="reveal_starter_pool")
+    if a == b == 0 and "unchanged" in pool:   # construction kept the starter: one run, twice
+        return {**row, "ours": f"construction left the starter unchanged (pool `{pool}`)",
+                "verdict": NOT_MEASURED}
     return {**row, "ours": f"{row['ours']} (pool `{pool}`)"}
 
 # %% ../../nbs/08d_claims.ipynb #20f3ec40
@@ -260,9 +264,16 @@ def _calibrated(cal): return _arms_row(*_groups(cal))
             _F4B, v, "gain from injected gold evidence")) for v in _VERDICTS[::-1])),
         "fig4b_calibration", test="no interval")
 def _gains(cal):
-    (s, i), (a, b) = (row_of(cal, ("gain",), verdict=v)[0] for v in _VERDICTS), _groups(cal)
-    return dict(ours=f"{_signed(i)} vs {_signed(s)}, no interval", n=f"{b.n} / {a.n}",
-                verdict=difference_verdict(None, None))
+    (a, b), bounds = _groups(cal), ("gain_ci_low", "gain_ci_high")
+    if not set(bounds) <= set(cal.table.columns):   # figures drawn before the gains had intervals
+        s, i = (row_of(cal, ("gain",), verdict=v)[0] for v in _VERDICTS)
+        return dict(ours=f"{_signed(i)} vs {_signed(s)}, no interval", n=f"{b.n} / {a.n}",
+                    verdict=difference_verdict(None, None))
+    gs, gi = (Arm(*row_of(cal, ("gain", *bounds), verdict=v), n) for v, n in
+              zip(_VERDICTS, (a.n, b.n)))
+    return dict(ours=f"{_signed(gi.point)} [{_signed(gi.low)}, {_signed(gi.high)}] vs "
+                     f"{_signed(gs.point)} [{_signed(gs.low)}, {_signed(gs.high)}] (paired each)",
+                n=f"{b.n} / {a.n}", verdict=arms_verdict(gi, gs), test="two intervals")
 
 _GOLD = "REVEAL's own evidence carries most of the answer signal: the gold evidence alone does "
 
@@ -280,7 +291,8 @@ def _gold_by_verdict(cal):
                                for v, (a, b) in zip(_VERDICTS, pairs)),
                 n=" / ".join(str(a.n) for a, _ in pairs), verdict=not_below_verdict(pairs, "low"))
 
-@_claim(_GOLD + "little better, all questions (oracle)", _paper_gold, "oracle", test="no gap")
+@_claim(_GOLD + "little better, all questions (oracle)",
+        lambda: _paper_gold() + "; no number over all questions", "oracle", test="no gap")
 def _gold_pooled(orc):
     a, b = (arm_of(orc, condition=c) for c in ("REVEAL's evidence",
                                                "ground-truth evidence (oracle)"))
@@ -313,6 +325,7 @@ def _per_type(fig):
         test="none below")
 def _no_loss(fig):
     types = _types(fig)
+    if not types: raise Unmeasured(f"{fig.csv}: no question type")
     ty, _, a, b = min(types, key=lambda t: t[2].point - t[3].point)
     return dict(ours=f"largest drop {_signed(a.point - b.point)} ({ty}: {_fmt(a)} vs {_fmt(b)})",
                 n=f"{min(t[2].n for t in types)}–{max(t[2].n for t in types)} a type",
