@@ -23,9 +23,21 @@ from reveal_nb.config import RevealConfig, with_overrides
 from reveal_nb.core import read_jsonl_records
 from reveal_nb.data.benchmarks import load_benchmark
 from reveal_nb.report.notebooks import seed_root, seeded
-
 from reveal_nb.studies.loop_study import (beyond_type, feature_table, in_loop_table, loop_behaviour,
-    rho_values, round_points, run_points)
+    rho_values, round_points)
+
+
+def read_runs(runs, seeds, pooled: bool, size: str, split: str):
+    """Round points, traces and items of the runs, every question id marked by its seed (`seed{s}-`): a
+    pooled run (`reveal-nb figures --seeds`) has them marked already, a run per seed gets them here."""
+    items = {it.qid: it for s in seeds for it in (seeded(i, s) for i in load_benchmark(
+        "reveal-synth", seed_root(Path("data") / f"reveal-synth-{size}", s), split=split))}
+    read = lambda run: read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values()
+    traces = (list(read(runs[0])) if pooled else
+              [dict(t, qid=f"seed{s}-{t['qid']}") for run, s in zip(runs, seeds) for t in read(run)])
+    stray = next((t["qid"] for t in traces if t["qid"] not in items), None)
+    if stray: sys.exit(f"{stray}: not a question of the {split} split of seeds {seeds}")
+    return round_points(traces, items), traces, items
 
 
 def main(argv=None):
@@ -39,22 +51,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     cfg = with_overrides(RevealConfig(), a.sets, source="--set")
     seeds = [int(s) for s in a.seeds.split(",")]
-    if a.pooled:
-        if len(a.runs) != 1: sys.exit("--pooled: give one run folder")
-        run = a.runs[0]
-        items = {it.qid: it for s in seeds for it in (seeded(i, s) for i in load_benchmark(
-            "reveal-synth", seed_root(Path("data") / f"reveal-synth-{a.size}", s), split=a.split))}
-        traces = list(read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values())
-        points = round_points(traces, items)
-    elif len(seeds) != len(a.runs): sys.exit(f"--seeds: give one seed per run folder ({len(a.runs)})")
-    else: points, traces, items = [], [], {}
-    for run, seed in ([] if a.pooled else zip(a.runs, seeds)):
-        root = seed_root(Path("data") / f"reveal-synth-{a.size}", seed)
-        points += run_points(run, root, a.split, prefix=f"seed{seed}-")
-        ts = list(read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values())
-        its = {it.qid: it for it in load_benchmark("reveal-synth", root, split=a.split)}
-        for t in ts: items[f"seed{seed}-{t['qid']}"] = its[t["qid"]]; t["qid"] = f"seed{seed}-{t['qid']}"
-        traces += ts
+    if len(a.runs) != (1 if a.pooled else len(seeds)):
+        sys.exit("--pooled: give one run folder" if a.pooled
+                 else f"--seeds: give one seed per run folder ({len(a.runs)})")
+    points, traces, items = read_runs(a.runs, seeds, a.pooled, a.size, a.split)
     t0 = traces[0]
     print(f"reveal-synth {a.size} {a.split}, seeds {seeds}: {len(traces)} questions, {len(points)} rounds; "
           f"backbone {t0['backbone']['model']}, readings {t0['readings']}, rubric pool "

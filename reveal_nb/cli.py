@@ -282,8 +282,7 @@ def _cmd_synth(a, cfg):
 
 def _cmd_audit(a, cfg):
     from reveal_nb.synth.audit import audit_pooled, blind_bars, blind_baselines, blind_table
-    from reveal_nb.synth.dataset import GENERATOR_VERSION, video_specs
-    video_specs(a.size, 0)   # an unknown size: one line
+    from reveal_nb.synth.dataset import GENERATOR_VERSION
     if a.min_n < 1 or a.max_seeds < 1:
         raise RevealInputError("--min-n/--max-seeds", "audit", "give positive numbers")
     show = lambda seed, n: print(f"seed {seed}: test questions per type, fewest "
@@ -467,7 +466,7 @@ def _cmd_figures(a, cfg):
     print(f"the paper's claims, tested: {write_claims(a.out)}")
     # the committed figures: the chapters' and pages' windows follow
     if Path(a.out).resolve() == Path("figures").resolve() and Path("nbs").is_dir():
-        for name in refresh_windows("nbs", "."): print(f"window refreshed: nbs/{name}")
+        for name in refresh_windows("nbs", "."): print(f"window refreshed: {name}")
     print(f"{'total':28} {sum(d['seconds'] for d in done):8.1f} s; figures and tables in {a.out}/, "
           f"executed notebooks in {a.runs}/notebooks/")
 

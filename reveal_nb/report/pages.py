@@ -25,6 +25,11 @@ def _window_cells(nbs_dir):
             for tag in c.get("metadata", {}).get("tags", []):
                 if tag.startswith("window:"): yield p, nb, c, tag[len("window:"):]
 
+def _shown(path, root) -> str:
+    "A window's file as a reader names it: its path from the project folder (README.md, nbs/…)."
+    import os
+    return os.path.relpath(path, root)
+
 def _with_text(source: str, text: str) -> str:
     head, _, rest = source.partition(_FENCE)
     _, _, tail = rest.partition("\n```")
@@ -48,14 +53,14 @@ def _page_with_files(text: str, root) -> str:
     return _PAGE_WINDOW.sub(lambda m: f"{m[1]}{_window_body(m, root) or m[3]}{m[4]}", text)
 
 def _stale_pages(nbs_dir, root) -> list[str]:
-    return [f"{p.name}: {m[2]}" for p in _pages(nbs_dir, root)
+    return [f"{_shown(p, root)}: {m[2]}" for p in _pages(nbs_dir, root)
             for m in _PAGE_WINDOW.finditer(p.read_text()) if _window_body(m, root) != m[3]]
 
 def _refresh_pages(nbs_dir, root) -> list[str]:
     changed = []
     for p in _pages(nbs_dir, root):
         text = p.read_text(); new = _page_with_files(text, root)
-        if new != text: atomic_write_text(p, new); changed.append(p.name)
+        if new != text: atomic_write_text(p, new); changed.append(_shown(p, root))
     return changed
 
 
@@ -67,7 +72,7 @@ def stale_windows(nbs_dir="nbs", root=".") -> list[str]:
     for p, nb, c, f in _window_cells(nbs_dir):
         src, path = "".join(c["source"]), Path(root) / f
         if _FENCE not in src or not path.exists() or _with_text(src, path.read_text()) != src:
-            out.append(f"{p.name}: {f}")
+            out.append(f"{_shown(p, root)}: {f}")
     return out + _stale_pages(nbs_dir, root)
 
 def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
@@ -80,7 +85,7 @@ def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
         if new != "".join(c["source"]): c["source"] = new.splitlines(True); changed[p] = nb
     for p, nb in changed.items():
         atomic_write_text(p, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-    return [p.name for p in changed] + _refresh_pages(nbs_dir, root)
+    return [_shown(p, root) for p in changed] + _refresh_pages(nbs_dir, root)
 
 # %% ../../nbs/08c_pages.ipynb #abf7b910
 _HEADLINE_ROWS = (("table1_main", "direct", "direct (reads the caption track)"),

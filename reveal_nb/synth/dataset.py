@@ -157,10 +157,9 @@ def size_properties(size: str, seed: int = 0, count=None, cfg: RevealConfig | No
     from reveal_nb.method.answerer import track_line
     cfg = cfg or RevealConfig()
     count = count or (lambda s: -(-len(s) // 4))
-    videos, splits = [], {}
-    for split in dict.fromkeys(s[0] for s in video_specs(size, seed)):
-        truths = [simulate(vid, secs, sd) for sp, vid, secs, sd in video_specs(size, seed)
-                  if sp == split]
+    videos, splits, specs = [], {}, video_specs(size, seed)
+    for split in dict.fromkeys(s[0] for s in specs):
+        truths = [simulate(vid, secs, sd) for sp, vid, secs, sd in specs if sp == split]
         for t in truths:
             track = narration_track(t, cfg.synth_caption_omission, cfg.synth_caption_paraphrase)
             tokens = sum(count(track_line(l)) + 1 for l in track)
