@@ -171,22 +171,29 @@ def replay_grid(traces: list[dict], answers: dict, Ks, taus) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../../nbs/08_analysis.ipynb #c7a1f0e3
-def choose_tau(traces: list[dict], answers: dict, K: int,
-               taus) -> tuple[float | None, pd.DataFrame]:
+def choose_tau(traces: list[dict], answers: dict, K: int, taus,
+               max_lacking: float = 0.25) -> tuple[float | None, pd.DataFrame]:
     """The lowest τ in `taus` whose replayed run answers at least as many questions right as the
-    run forced to K rounds (None when none does), and the table behind the choice."""
+    run forced to K rounds and whose rounds with ρ ≥ τ lack the decisive evidence at most
+    `max_lacking` of the time (where rounds record `truly_sufficient`); None when none does. Also
+    the table behind the choice."""
     forced = [answers[t["qid"]]["correct"][stop_round(t, float("inf"), K)] for t in traces]
     rows = []
     for tau in sorted(taus):
         s = [stop_round(t, tau, K) for t in traces]
         right = [answers[t["qid"]]["correct"][r] for t, r in zip(traces, s)]
+        judged = [r for t in traces for r in t["rounds"][:K]
+                  if (r["verdict"].get("rho") or 0) >= tau and "truly_sufficient" in r]
+        lacking = (float(np.mean([not r["truly_sufficient"] for r in judged])) if judged
+                   else 0.0)
         rows.append(dict(tau=tau, right=sum(right), forced_right=sum(forced),
                          only_here=sum(a and not b for a, b in zip(right, forced)),
                          only_forced=sum(b and not a for a, b in zip(right, forced)),
                          stopped_before_K=float(np.mean([r < K - 1 for r in s])),
-                         mean_rounds=float(np.mean(s)) + 1))
+                         mean_rounds=float(np.mean(s)) + 1, rounds_judged=len(judged),
+                         judged_but_lacking=lacking))
     table = pd.DataFrame(rows)
-    ok = table[table.right >= table.forced_right]
+    ok = table[(table.right >= table.forced_right) & (table.judged_but_lacking <= max_lacking)]
     return (float(ok.tau.min()) if len(ok) else None), table
 
 # %% ../../nbs/08_analysis.ipynb #3098193a
