@@ -22,7 +22,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: env demo figures figures-full loop-study book test test-fast test-main test-clip test-vllm check-gguf-parts bench clean-env
+.PHONY: env demo figures figures-full loop-study tau-dev book test test-fast test-main test-clip test-vllm check-gguf-parts bench clean-env
 
 env: $(ENV_STAMP)
 
@@ -97,6 +97,17 @@ loop-study: env
 	$(BIN)/reveal-nb eval --size small --root data/reveal-synth-small --split test --set seed=0 $(NEVER_STOP) \
 		--set readings_calibration=$(LOOP_STUDY)/calibration.json --out $(LOOP_STUDY)/test-seed0
 	$(BIN)/python bench/bench_in_loop.py $(LOOP_STUDY)/test-seed0 --seeds 0 --split test --rescore $(LOOP_STUDY)/calibration.json
+
+## τ chosen on dev (appendix B.5; chapter 08 `choose_tau`): the sweep report run on reveal-synth small dev seeds 0-2,
+# a never-stopping REVEAL run replayed at every τ of the grid; prints the lowest τ that loses no question against K = 3
+# forced. Chosen again whenever the verifier's weights change; the test split is never read.
+TAU_DEV := runs/tau-dev
+TAU_GRID := [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]
+tau-dev: env
+	mkdir -p $(TAU_DEV)
+	$(BIN)/papermill -k python3 --cwd . nbs/reports/sweep.ipynb $(TAU_DEV)/sweep_dev.ipynb -p root data/reveal-synth-small \
+		-p size small -p splits dev -p seeds 0,1,2 -p runs $(TAU_DEV) -p out $(TAU_DEV) -y "Ks: [3]" -y "taus: $(TAU_GRID)"
+	@$(BIN)/python -c "import json; print('τ chosen on dev:', json.load(open('$(TAU_DEV)/sweep_theta-0.8.json'))['chosen_tau'])"
 
 ## The book (Jupyter Book 1.x, offline): chapters executed once and cached, report notebooks as `make figures` ran them.
 book: figures

@@ -17,7 +17,7 @@ from ..method.record import run_fingerprint
 
 # %% auto #0
 __all__ = ['accuracy_row', 'trace_accuracy', 'paired_rows', 'run_dir', 'Models', 'Run', 'missing_questions', 'ensure_runs',
-           'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid', 'volume_config',
+           'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid', 'choose_tau', 'volume_config',
            'volume_point', 'volume_curve', 'round_points', 'reliability', 'sufficiency_agreement', 'final_verdict',
            'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split',
            'pick_case', 'fallback_case']
@@ -169,6 +169,25 @@ def replay_grid(traces: list[dict], answers: dict, Ks, taus) -> pd.DataFrame:
                                [1 / len(t["options"]) for t in traces])
             rows.append(dict(K=K, tau=tau, mean_rounds=float(np.mean(s)) + 1, **acc))
     return pd.DataFrame(rows)
+
+# %% ../../nbs/08_analysis.ipynb #c7a1f0e3
+def choose_tau(traces: list[dict], answers: dict, K: int,
+               taus) -> tuple[float | None, pd.DataFrame]:
+    """The lowest τ in `taus` whose replayed run answers at least as many questions right as the
+    run forced to K rounds (None when none does), and the table behind the choice."""
+    forced = [answers[t["qid"]]["correct"][stop_round(t, float("inf"), K)] for t in traces]
+    rows = []
+    for tau in sorted(taus):
+        s = [stop_round(t, tau, K) for t in traces]
+        right = [answers[t["qid"]]["correct"][r] for t, r in zip(traces, s)]
+        rows.append(dict(tau=tau, right=sum(right), forced_right=sum(forced),
+                         only_here=sum(a and not b for a, b in zip(right, forced)),
+                         only_forced=sum(b and not a for a, b in zip(right, forced)),
+                         stopped_before_K=float(np.mean([r < K - 1 for r in s])),
+                         mean_rounds=float(np.mean(s)) + 1))
+    table = pd.DataFrame(rows)
+    ok = table[table.right >= table.forced_right]
+    return (float(ok.tau.min()) if len(ok) else None), table
 
 # %% ../../nbs/08_analysis.ipynb #3098193a
 def volume_config(cfg: RevealConfig, k: int) -> RevealConfig:
