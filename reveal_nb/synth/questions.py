@@ -396,11 +396,12 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
 
 # %% ../../nbs/05c_synth_questions.ipynb #8e2635bd
 def answer_named_most(q: dict, qs: list[dict]) -> bool:
-    """Whether an attribute question's answer is mentioned by more of the video's other questions
-    than any of its distractors."""
+    """Whether an attribute question's answer is named by more of the video's other questions
+    (wording and options) than any of its distractors."""
     if q["type"] != "attribute": return False
-    others = [o for o in qs if o is not q]
-    m = [mentions(o, others) for o in [q["answer"], *q["distractors"]]]
+    texts = _texts([o for o in qs if o is not q])
+    named = lambda option: sum(w in t for w in question_words(option) for t in texts)
+    m = [named(o) for o in [q["answer"], *q["distractors"]]]
     return m[0] > max(m[1:])
 
 ASK_ORDER = ("negation", "counting", "attribute", "location", "temporal_order", "causal",
