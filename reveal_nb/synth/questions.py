@@ -13,9 +13,9 @@ from .claims import (colour_key, unclaimed, named_keys, object_key, place_key,
     claims_of, clashes, entities)
 
 # %% auto #0
-__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'question_words', 'q_counting', 'count_options', 'q_negation',
-           'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order', 'mentions',
-           'balance_mentions', 'answer_named_most', 'video_questions', 'option_truth', 'check_question',
+__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'DROP_NAMED_MOST', 'ASK_ORDER', 'question_words', 'q_counting', 'count_options',
+           'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order',
+           'mentions', 'balance_mentions', 'answer_named_most', 'video_questions', 'option_truth', 'check_question',
            'mark_caption_loss', 'is_sufficient', 'assign_letters', 'split_questions']
 
 # %% ../../nbs/05c_synth_questions.ipynb #3b3529e4
@@ -395,10 +395,12 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     return qs
 
 # %% ../../nbs/05c_synth_questions.ipynb #8e2635bd
+# how often a question whose answer the other questions name most is dropped, by type
+DROP_NAMED_MOST = {"attribute": 0.5, "temporal_order": 0.25}
+
 def answer_named_most(q: dict, qs: list[dict]) -> bool:
-    """Whether an attribute question's answer is named by more of the video's other questions
-    (wording and options) than any of its distractors."""
-    if q["type"] != "attribute": return False
+    """Whether the words of a question's answer are named more often by the video's other questions
+    (wording and options, summed over the answer's words) than those of any distractor."""
     texts = _texts([o for o in qs if o is not q])
     named = lambda option: sum(w in t for w in question_words(option) for t in texts)
     m = [named(o) for o in [q["answer"], *q["distractors"]]]
@@ -431,7 +433,8 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
             if name == "counting":
                 state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
     out = balance_mentions(out, truth, rng)
-    out = [q for q in out if not (answer_named_most(q, out) and rng.random() < 0.5)]
+    out = [q for q in out if not (q["type"] in DROP_NAMED_MOST and answer_named_most(q, out)
+                                  and rng.random() < DROP_NAMED_MOST[q["type"]])]
     assert not clashes(out, truth), clashes(out, truth)
     return [{k: v for k, v in q.items()
              if k not in ("pool", "pool_role", "base_groups", "misleading_base")} for q in out]
