@@ -396,7 +396,7 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
 
 # %% ../../nbs/05c_synth_questions.ipynb #8e2635bd
 # how often a question whose answer the other questions name most is dropped, by type
-DROP_NAMED_MOST = {"attribute": 0.5, "temporal_order": 0.25}
+DROP_NAMED_MOST = {"attribute": 0.5}
 
 def answer_named_most(q: dict, qs: list[dict]) -> bool:
     """Whether the words of a question's answer are named more often by the video's other questions
