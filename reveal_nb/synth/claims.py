@@ -24,7 +24,8 @@ def entities(text: str, truth: dict) -> set[str]:
     out = {object_key(o) for o in [*truth["objects"], *truth.get("decor", {})]
            if re.search(rf"\b{re.escape(o)}\b", text)}
     out |= {colour_key(c) for c in {o.split()[0] for o in OBJECTS} if re.search(rf"\b{c}\b", text)}
-    out |= {f"span:{m}" for m in re.findall(r"From \d+:\d\d to \d+:\d\d", text)}
+    for m in re.finditer(r"From (\d+:\d\d) to (\d+:\d\d)", text):
+        out |= {f"span:{m[0]}", f"time:{m[1]}", f"time:{m[2]}"}
     for p in truth["places"]:
         if re.search(rf"\b{re.escape(p)}\b", text): out.add(place_key(p))
         out |= {f"slot:{s}|{p}" for s in PLACES[p][4] if f"{s} in the {p}" in text}

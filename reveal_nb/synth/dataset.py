@@ -27,7 +27,9 @@ SIZES = {  # name: {split: (number of videos, seconds each)}
 }
 # 4: a video's questions asked as a set (no question names what another asks about)
 # 5: `long` is 75 minutes; a video is reused only at the length its size asks for
-GENERATOR_VERSION = 5
+# 6: temporal grounding: no two questions share a span's edge, the answer's rank drawn first;
+#    counting: no count over a fifth of a split's counting questions
+GENERATOR_VERSION = 6
 WORLD_VERSION = 3   # the event logs, tracks and renderings: unchanged since generator version 3
 
 def video_specs(size: str, seed: int) -> list[tuple[str, str, float, int]]:

@@ -13,10 +13,10 @@ from .claims import (colour_key, unclaimed, named_keys, object_key, place_key,
     claims_of, clashes, entities)
 
 # %% auto #0
-__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'ASK_ORDER', 'question_words', 'q_counting', 'count_options', 'q_negation',
-           'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order', 'mentions',
-           'balance_mentions', 'video_questions', 'option_truth', 'check_question', 'mark_caption_loss',
-           'is_sufficient', 'assign_letters', 'split_questions']
+__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'DROP_NAMED_MOST', 'ASK_ORDER', 'question_words', 'q_counting', 'count_options',
+           'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order',
+           'mentions', 'balance_mentions', 'answer_named_most', 'video_questions', 'option_truth', 'check_question',
+           'mark_caption_loss', 'is_sufficient', 'assign_letters', 'split_questions']
 
 # %% ../../nbs/05c_synth_questions.ipynb #3b3529e4
 def _iv(s): return [s["start"], s["end"]]
@@ -103,9 +103,9 @@ def q_counting(truth, rng, state=None):
              if len(ix) in COUNT_VALUES and unsaid(state, {object_key(o)})}
     if not picks: return None
     tally = (state or {}).get("counts", {})
-    # no count answers over a quarter (plus one) of a split's counting questions (`count_options`)
+    # no count answers more than a fifth of a split's counting questions so far (`count_options`)
     avail = sorted({len(ix) for ix in picks.values()} & {
-        k for k in COUNT_VALUES if tally.get(k, 0) < (sum(tally.values()) + 1) / 4 + 1})
+        k for k in COUNT_VALUES if tally.get(k, 0) <= sum(tally.values()) // 5})
     if not avail: return None
     low = min(tally.get(k, 0) for k in avail)
     k = rng.choice([k for k in avail if tally.get(k, 0) == low])
@@ -277,18 +277,20 @@ def q_grounding(truth, rng, state=None):
     for kind in _pick(rng, [steps[i]["kind"] for i in cands], 3):
         by_key = {}
         for j, x in enumerate(steps):
-            if x["kind"] == kind and unsaid(state, {f"span:{_span(x)}"}):
+            if x["kind"] == kind and unsaid(state, *({e} for e in entities(_span(x), truth))):
                 by_key.setdefault(key(x), []).append(j)
         # one moment per key: a repeated key's moments cluster in time
         alike = [rng.choice(ix) for ix in by_key.values()]
         if len({_span(steps[i]) for i in alike}) < 4: continue
         # four keys of one kind drawn as a set, the asked one chosen at random among those that can
         # be: the answer's span is drawn like the distractors' (no odd one out by start or length)
+        # and the answer's place among the four by start is drawn first, uniformly
+        rank = rng.randrange(4)
         for _try in range(50):
-            four = rng.sample(alike, 4)
-            if len({_span(steps[i]) for i in four}) == 4 and any(i in cands for i in four): break
+            four = sorted(rng.sample(alike, 4), key=lambda j: steps[j]["start"])
+            if len({_span(steps[j]) for j in four}) == 4 and four[rank] in cands: break
         else: continue
-        i = rng.choice([i for i in four if i in cands]); s = steps[i]
+        i = four[rank]; s = steps[i]
         verb = {"open": "open", "close": "close", "look_at": "look at"}[kind]
         others = [j for j in four if j != i]
         misleading = [j for j, x in enumerate(steps) if x["kind"] == kind and key(x) != key(s)
@@ -393,6 +395,17 @@ def balance_mentions(qs: list[dict], truth: dict, rng) -> list[dict]:
     return qs
 
 # %% ../../nbs/05c_synth_questions.ipynb #8e2635bd
+# how often a question whose answer the other questions name most is dropped, by type
+DROP_NAMED_MOST = {"attribute": 0.5}
+
+def answer_named_most(q: dict, qs: list[dict]) -> bool:
+    """Whether the words of a question's answer are named more often by the video's other questions
+    (wording and options, summed over the answer's words) than those of any distractor."""
+    texts = _texts([o for o in qs if o is not q])
+    named = lambda option: sum(w in t for w in question_words(option) for t in texts)
+    m = [named(o) for o in [q["answer"], *q["distractors"]]]
+    return m[0] > max(m[1:])
+
 ASK_ORDER = ("negation", "counting", "attribute", "location", "temporal_order", "causal",
              "global_summary", "temporal_grounding")
 
@@ -420,6 +433,8 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
             if name == "counting":
                 state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
     out = balance_mentions(out, truth, rng)
+    out = [q for q in out if not (q["type"] in DROP_NAMED_MOST and answer_named_most(q, out)
+                                  and rng.random() < DROP_NAMED_MOST[q["type"]])]
     assert not clashes(out, truth), clashes(out, truth)
     return [{k: v for k, v in q.items()
              if k not in ("pool", "pool_role", "base_groups", "misleading_base")} for q in out]
