@@ -4,6 +4,7 @@
 
 # %% ../../nbs/08_analysis.ipynb #0f7d2212
 from __future__ import annotations
+import json
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -128,10 +129,14 @@ def answer_jobs(models, cfg: RevealConfig, jobs: list[tuple[str, dict, str]]) ->
 # %% ../../nbs/08_analysis.ipynb #1758f452
 def round_answers(run: Run, items: list, models: Models, chunk: int = 8) -> dict[str, list]:
     """For each question of `run`: the answerer's letter from the evidence held after each round
-    (cached in the run's folder)."""
+    (cached in the run's folder, by question and the question's version, so a question that changed
+    is read again)."""
     path, by_qid = run.dir / "round_answers.jsonl", {it.qid: it for it in items}
     have = read_jsonl_records(path, key="qid") if path.exists() else {}
-    todo = [t for t in run.traces if t["qid"] not in have]
+    version = lambda t: (t.get("item_fingerprint")
+                         or json.dumps([t.get(k) for k in ("question", "options", "gold")]))
+    todo = [t for t in run.traces
+            if t["qid"] not in have or have[t["qid"]].get("version") != version(t)]
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
         jobs = [(t, r) for t in part for r in range(t["n_rounds"])]
@@ -139,7 +144,8 @@ def round_answers(run: Run, items: list, models: Models, chunk: int = 8) -> dict
             (t["question"], t["options"],
              evidence_block([e for e in t["final_evidence"] if e["round"] <= r]))
             for t, r in jobs])
-        recs = {t["qid"]: dict(qid=t["qid"], letters=[], correct=[]) for t in part}
+        recs = {t["qid"]: dict(qid=t["qid"], version=version(t), letters=[], correct=[])
+                for t in part}
         for (t, r), l in zip(jobs, letters):
             recs[t["qid"]]["letters"].append(l)
             recs[t["qid"]]["correct"].append(l == by_qid[t["qid"]].answer)
