@@ -286,7 +286,9 @@ def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: M
     by_qid = {it.qid: it for it in items}
     path = Path(runs) / f"verdict-groups-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
     have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
-    todo = [t for t in traces if by_qid[t["qid"]].evidence and t["qid"] not in have]
+    version = lambda it: json.dumps([it.question, it.options, it.answer, it.evidence])
+    todo = [t for t in traces if by_qid[t["qid"]].evidence
+            and have.get(t["qid"], {}).get("version") != version(by_qid[t["qid"]])]
     mems, jobs = {}, []
     for t in todo:
         it = by_qid[t["qid"]]
@@ -299,7 +301,7 @@ def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: M
                                          for it, _, ev in jobs])
     alone = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(g))
                                       for it, g, _ in jobs])
-    new = [dict(qid=it.qid, injected=a == it.answer, gold_only=b == it.answer)
+    new = [dict(qid=it.qid, version=version(it), injected=a == it.answer, gold_only=b == it.answer)
            for (it, _, _), a, b in zip(jobs, injected, alone)]
     if path and new: append_jsonl(path, new)
     have.update({r["qid"]: r for r in new})
@@ -350,7 +352,9 @@ def oracle_answers(items: list, cfg: RevealConfig, models: Models, runs=None) ->
     from reveal_nb.runs.traces import unit_memory
     path = Path(runs) / f"oracle-v2-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
     have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
-    its = [it for it in items if it.evidence and it.qid not in have]
+    version = lambda it: json.dumps([it.question, it.options, it.answer, it.evidence])
+    its = [it for it in items
+           if it.evidence and have.get(it.qid, {}).get("version") != version(it)]
     mems = {}
     for it in its:
         if it.video_id not in mems: mems[it.video_id] = unit_memory(it, cfg, models.llm, models.enc)
@@ -358,8 +362,8 @@ def oracle_answers(items: list, cfg: RevealConfig, models: Models, runs=None) ->
     none = blind_answers(models, cfg, [(it.question, it.options) for it in its])
     gold = answer_jobs(models, cfg, [(it.question, it.options, evidence_block(p))
                                      for it, p in zip(its, pieces)])
-    new = [dict(qid=it.qid, none=a == it.answer, oracle=b == it.answer, oracle_pieces=len(p))
-           for it, p, a, b in zip(its, pieces, none, gold)]
+    new = [dict(qid=it.qid, version=version(it), none=a == it.answer, oracle=b == it.answer,
+                oracle_pieces=len(p)) for it, p, a, b in zip(its, pieces, none, gold)]
     if path and new: append_jsonl(path, new)
     have.update({r["qid"]: r for r in new})
     return {it.qid: have[it.qid] for it in items if it.qid in have}
