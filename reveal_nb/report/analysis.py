@@ -87,10 +87,12 @@ class Run:
 
 # %% ../../nbs/08_analysis.ipynb #f6c6aed0
 def missing_questions(items: list, cfg: RevealConfig, runs) -> list:
-    "The questions of `items` that the run of `cfg` under `runs` has not answered yet."
+    """The questions of `items` that the run of `cfg` under `runs` has not answered yet, in their
+    current version (a changed question, options, gold or video counts as not answered)."""
+    from reveal_nb.runs.traces import answered_this
     f = run_dir(runs, cfg) / "traces.jsonl"
     have = read_jsonl_records(f, key="qid") if f.exists() else {}
-    return [it for it in items if it.qid not in have]
+    return [it for it in items if it.qid not in have or not answered_this(have[it.qid], it, cfg)]
 
 # %% ../../nbs/08_analysis.ipynb #414a3ce2
 def ensure_runs(items: list, cfg: RevealConfig, variants, runs, models: Models | None = None,
