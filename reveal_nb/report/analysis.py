@@ -4,7 +4,6 @@
 
 # %% ../../nbs/08_analysis.ipynb #0f7d2212
 from __future__ import annotations
-import json
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -131,14 +130,13 @@ def answer_jobs(models, cfg: RevealConfig, jobs: list[tuple[str, dict, str]]) ->
 # %% ../../nbs/08_analysis.ipynb #1758f452
 def round_answers(run: Run, items: list, models: Models, chunk: int = 8) -> dict[str, list]:
     """For each question of `run`: the answerer's letter from the evidence held after each round
-    (cached in the run's folder, by question and the question's version, so a question that changed
-    is read again)."""
+    (cached in the run's folder, by question and `item_fingerprint`, so a question that changed is
+    read again)."""
+    from reveal_nb.runs.traces import item_fingerprint
     path, by_qid = run.dir / "round_answers.jsonl", {it.qid: it for it in items}
     have = read_jsonl_records(path, key="qid") if path.exists() else {}
-    version = lambda t: (t.get("item_fingerprint")
-                         or json.dumps([t.get(k) for k in ("question", "options", "gold")]))
-    todo = [t for t in run.traces
-            if t["qid"] not in have or have[t["qid"]].get("version") != version(t)]
+    version = lambda t: item_fingerprint(by_qid[t["qid"]], run.cfg)
+    todo = [t for t in run.traces if have.get(t["qid"], {}).get("version") != version(t)]
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
         jobs = [(t, r) for t in part for r in range(t["n_rounds"])]
@@ -284,11 +282,11 @@ def verdict_groups(traces: list[dict], items: list, cfg: RevealConfig, models: M
     """Per final verdict: n, REVEAL's accuracy, the accuracy with the ground-truth L1 evidence added
     to REVEAL's final evidence (and the gain, with its paired interval), and with the ground-truth
     evidence alone, each with its 95% interval; cached under `runs`."""
-    from reveal_nb.runs.traces import unit_memory
+    from reveal_nb.runs.traces import item_fingerprint, unit_memory
     by_qid = {it.qid: it for it in items}
     path = Path(runs) / f"verdict-groups-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
     have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
-    version = lambda it: json.dumps([it.question, it.options, it.answer, it.evidence])
+    version = lambda it: item_fingerprint(it, cfg)
     todo = [t for t in traces if by_qid[t["qid"]].evidence
             and have.get(t["qid"], {}).get("version") != version(by_qid[t["qid"]])]
     mems, jobs = {}, []
@@ -351,10 +349,10 @@ def blind_answers(models, cfg: RevealConfig, jobs: list[tuple[str, dict]]) -> li
 def oracle_answers(items: list, cfg: RevealConfig, models: Models, runs=None) -> dict:
     """For each question with ground-truth evidence: the answer with no evidence and with the oracle
     evidence (cached under `runs`)."""
-    from reveal_nb.runs.traces import unit_memory
+    from reveal_nb.runs.traces import item_fingerprint, unit_memory
     path = Path(runs) / f"oracle-v2-{run_fingerprint(cfg)[:10]}.jsonl" if runs else None
     have = read_jsonl_records(path, key="qid") if path and path.exists() else {}
-    version = lambda it: json.dumps([it.question, it.options, it.answer, it.evidence])
+    version = lambda it: item_fingerprint(it, cfg)
     its = [it for it in items
            if it.evidence and have.get(it.qid, {}).get("version") != version(it)]
     mems = {}
