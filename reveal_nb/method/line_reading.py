@@ -15,10 +15,11 @@ from reveal_nb.method.readings import (evidence_lines, line_spans, order_agreeme
 from .planner import clip_words, is_negation, jaccard
 
 # %% auto #0
-__all__ = ['FUNCTION_WORDS', 'LINE_FEATURES', 'AFTER_SECONDS', 'NOT_SEARCHABLE', 'stem', 'content_words', 'evidence_units',
-           'covered_share', 'encode_once', 'line_features', 'reading_kind', 'LineWeights', 'fit_line_weights',
-           'relevance_text', 'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text', 'gap_queries',
-           'line_weights_record', 'line_weights_from', 'loop_weights']
+__all__ = ['FUNCTION_WORDS', 'STATEMENT_FEATURES', 'FORM_WORDS', 'SAME_ACTION', 'LINE_FEATURES', 'AFTER_SECONDS',
+           'NOT_SEARCHABLE', 'stem', 'content_words', 'evidence_units', 'statement_words', 'timed_sentences',
+           'statement_features', 'covered_share', 'encode_once', 'line_features', 'reading_kind', 'LineWeights',
+           'fit_line_weights', 'relevance_text', 'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text',
+           'gap_queries', 'line_weights_record', 'line_weights_from', 'loop_weights']
 
 # %% ../../nbs/03d_line_reading.ipynb #b3fee1ee
 FUNCTION_WORDS = set("""a an the on in of to at for from by with and or then because it its is was
@@ -46,13 +47,82 @@ def evidence_units(evidence: str) -> list[tuple[int, str, tuple | None]]:
             for (lvl, text), span in zip(evidence_lines(evidence), line_spans(evidence))
             for s in _SENTENCE.split(text) if s.strip()]
 
+# %% ../../nbs/03d_line_reading.ipynb #cf8fc25d
+STATEMENT_FEATURES = ("found_gap", "found_equal", "stated", "others_stated", "moment_nearest",
+                      "stated_after")
+FORM_WORDS = {stem(w) for w in
+              "times never not objects object things thing these which right after".split()}
+SAME_ACTION = {"grab": ("pick", "up"), "tak": ("pick", "up"), "plac": ("put",), "set": ("put",),
+               "goe": ("walk",), "head": ("walk",), "glanc": ("look",), "exami": ("look",),
+               "shut": ("clos",)}
+_NUMBER = re.compile(r"\d+(\.\d+)?")
+
+def statement_words(text: str) -> set:
+    "Content words with a final e cut and the synonyms of SAME_ACTION read as one."
+    out = set()
+    for w in content_words(text):
+        w = w[:-1] if len(w) > 3 and w.endswith("e") else w
+        out |= set(SAME_ACTION.get(w, (w,)))
+    return out
+
+def timed_sentences(evidence: str) -> list[tuple[str, tuple, float]]:
+    """(sentence, its line's span, its estimated time) of every L1 sentence: a line's sentences
+    share its span in their order."""
+    by_line = {}
+    for lvl, s, span in evidence_units(evidence):
+        if lvl == 1 and span: by_line.setdefault(span, []).append(s)
+    return [(s, span, span[0] + (span[1] - span[0]) * (k + 0.5) / len(ss))
+            for span, ss in by_line.items() for k, s in enumerate(ss)]
+
+# %% ../../nbs/03d_line_reading.ipynb #8b0df536
+def _distinct_events(spans: list) -> int:
+    "Occurrences of one sentence: its lines' spans, overlapping or touching ones merged."
+    found, end = 0, None
+    for a, b in sorted(spans):
+        if end is None or a > end + 1.0: found += 1
+        end = b if end is None else max(end, b)
+    return found
+
+def statement_features(question: str, options: dict, evidence: str) -> np.ndarray:
+    "Per option (rows) the STATEMENT_FEATURES (columns) of one cache."
+    n, timed = len(options), timed_sentences(evidence)
+    core = statement_words(question) - FORM_WORDS
+    said = [statement_words(s) for s, _, _ in timed]
+    option_words = [statement_words(o) for o in options.values()]
+    stated = np.array([float(any((core | ow) <= w for w in said)) for ow in option_words])
+    others = (np.array([np.mean(np.delete(stated, i)) for i in range(n)]) if n > 1 else stated)
+    hits = {}
+    for (s, span, _), w in zip(timed, said):
+        if core and core <= w: hits.setdefault(s, []).append(span)
+    found = sum(_distinct_events(spans) for spans in hits.values())
+    values = [str(o).strip() for o in options.values()]
+    if all(_NUMBER.fullmatch(v) for v in values):
+        v = np.array([float(x) for x in values])
+        gap, equal = -np.abs(v - found), (v == found) * 1.0
+    else:
+        gap = equal = np.zeros(n)
+    order, last_end = [], {}     # time order, a sentence repeated by an overlapping line kept once
+    for (s, span, t), w in sorted(zip(timed, said), key=lambda x: x[0][2]):
+        repeat = s in last_end and span[0] <= last_end[s] + 1.0
+        last_end[s] = max(span[1], last_end.get(s, span[1]))
+        if not repeat: order.append(w)
+    anchors = [i for i, w in enumerate(order) if core and core <= w]
+    after = np.array([float(any(ow and ow <= order[j] for i in anchors
+                                for j in range(i + 1, min(i + 4, len(order)))))
+                      for ow in option_words])
+    spans, nearest = [time_span(o) for o in options.values()], np.zeros(n)
+    if all(spans):
+        centres = np.array([(a + b) / 2 for a, b in spans])
+        for (_, _, t), w in zip(timed, said):
+            if core and core <= w: nearest[np.argmin(np.abs(centres - t))] = 1.0
+    return np.c_[gap, equal, stated, others, nearest, after]
+
 # %% ../../nbs/03d_line_reading.ipynb #7fe9cb20
 LINE_FEATURES = ("words", "words_margin", "with_question", "with_question_margin", "others",
                  "meaning", "meaning_margin", "after", "after_margin", "in_span", "in_span_margin",
                  "count_gap", "count_gap_words", "order", "order_margin", "occurrences",
-                 "occurrences_words", "coverage", "lines", "relevance")
+                 "occurrences_words", "coverage", "lines", "relevance") + STATEMENT_FEATURES
 AFTER_SECONDS = 15.0   # a line that starts this soon after another follows it
-_NUMBER = re.compile(r"\d+(\.\d+)?")
 
 def _margin(v: np.ndarray) -> np.ndarray:
     "Each entry minus the largest of the others."
@@ -125,7 +195,8 @@ def line_features(enc, question: str, options: dict, evidence: str,
     return np.c_[words, _margin(words), with_question, _margin(with_question), others, meaning,
                  _margin(meaning), after, _margin(after), in_span, _margin(in_span), count_gap,
                  count_gap_words, order, _margin(order), same(occurrences), same(occurrences_words),
-                 same(coverage), same(np.log1p(n_lines)), same(relevance.max())]
+                 same(coverage), same(np.log1p(n_lines)), same(relevance.max()),
+                 statement_features(question, options, evidence)]
 
 # %% ../../nbs/03d_line_reading.ipynb #bc330e09
 def reading_kind(question: str) -> str:
