@@ -15,11 +15,11 @@ from reveal_nb.method.readings import (evidence_lines, line_spans, order_agreeme
 from .planner import clip_words, is_negation, jaccard
 
 # %% auto #0
-__all__ = ['FUNCTION_WORDS', 'STATEMENT_FEATURES', 'FORM_WORDS', 'SAME_ACTION', 'LINE_FEATURES', 'AFTER_SECONDS',
-           'NOT_SEARCHABLE', 'stem', 'content_words', 'evidence_units', 'statement_words', 'timed_sentences',
-           'statement_features', 'covered_share', 'encode_once', 'line_features', 'reading_kind', 'LineWeights',
-           'fit_line_weights', 'relevance_text', 'criterion_scores', 'question_words', 'unseen_stretches', 'gap_text',
-           'gap_queries', 'line_weights_record', 'line_weights_from', 'loop_weights']
+__all__ = ['FUNCTION_WORDS', 'STATEMENT_FEATURES', 'FORM_WORDS', 'SAME_ACTION', 'SAME_EVENT_SECONDS', 'LINE_FEATURES',
+           'AFTER_SECONDS', 'NOT_SEARCHABLE', 'stem', 'content_words', 'evidence_units', 'option_numbers',
+           'statement_words', 'timed_sentences', 'statement_features', 'covered_share', 'encode_once', 'line_features',
+           'reading_kind', 'LineWeights', 'fit_line_weights', 'relevance_text', 'criterion_scores', 'question_words',
+           'unseen_stretches', 'gap_text', 'gap_queries', 'line_weights_record', 'line_weights_from', 'loop_weights']
 
 # %% ../../nbs/03d_line_reading.ipynb #b3fee1ee
 FUNCTION_WORDS = set("""a an the on in of to at for from by with and or then because it its is was
@@ -55,7 +55,13 @@ FORM_WORDS = {stem(w) for w in
 SAME_ACTION = {"grab": ("pick", "up"), "tak": ("pick", "up"), "plac": ("put",), "set": ("put",),
                "goe": ("walk",), "head": ("walk",), "glanc": ("look",), "exami": ("look",),
                "shut": ("clos",)}
-_NUMBER = re.compile(r"\d+(\.\d+)?")
+SAME_EVENT_SECONDS = 1.0   # a sentence in lines this close (or overlapping) tells one event
+
+def option_numbers(options: dict) -> np.ndarray | None:
+    "The options as numbers, when every option is one (a counting question); else None."
+    values = [str(o).strip() for o in options.values()]
+    if not all(re.fullmatch(r"\d+(\.\d+)?", v) for v in values): return None
+    return np.array([float(v) for v in values])
 
 def statement_words(text: str) -> set:
     "Content words with a final e cut and the synonyms of SAME_ACTION read as one."
@@ -79,7 +85,7 @@ def _distinct_events(spans: list) -> int:
     "Occurrences of one sentence: its lines' spans, overlapping or touching ones merged."
     found, end = 0, None
     for a, b in sorted(spans):
-        if end is None or a > end + 1.0: found += 1
+        if end is None or a > end + SAME_EVENT_SECONDS: found += 1
         end = b if end is None else max(end, b)
     return found
 
@@ -95,15 +101,12 @@ def statement_features(question: str, options: dict, evidence: str) -> np.ndarra
     for (s, span, _), w in zip(timed, said):
         if core and core <= w: hits.setdefault(s, []).append(span)
     found = sum(_distinct_events(spans) for spans in hits.values())
-    values = [str(o).strip() for o in options.values()]
-    if all(_NUMBER.fullmatch(v) for v in values):
-        v = np.array([float(x) for x in values])
-        gap, equal = -np.abs(v - found), (v == found) * 1.0
-    else:
-        gap = equal = np.zeros(n)
+    v = option_numbers(options)
+    gap, equal = ((-np.abs(v - found), (v == found) * 1.0) if v is not None
+                  else (np.zeros(n), np.zeros(n)))
     order, last_end = [], {}     # time order, a sentence repeated by an overlapping line kept once
     for (s, span, t), w in sorted(zip(timed, said), key=lambda x: x[0][2]):
-        repeat = s in last_end and span[0] <= last_end[s] + 1.0
+        repeat = s in last_end and span[0] <= last_end[s] + SAME_EVENT_SECONDS
         last_end[s] = max(span[1], last_end.get(s, span[1]))
         if not repeat: order.append(w)
     anchors = [i for i, w in enumerate(order) if core and core <= w]
@@ -183,8 +186,7 @@ def line_features(enc, question: str, options: dict, evidence: str,
                          for a, b in option_spans]) if all(option_spans) else np.zeros(n))
     occurrences = float(((to_question >= count_threshold) & (levels == 1)).sum())
     occurrences_words = float(((asked_share >= 1.0) & (levels == 1)).sum())
-    numbers = (np.array([float(o) for o in options.values()])
-               if all(_NUMBER.fullmatch(str(o).strip()) for o in options.values()) else None)
+    numbers = option_numbers(options)
     count_gap = -np.abs(numbers - occurrences) if numbers is not None else np.zeros(n)
     count_gap_words = -np.abs(numbers - occurrences_words) if numbers is not None else np.zeros(n)
     order = order_agreement(options, evidence)
