@@ -32,7 +32,7 @@ SELECT = json.dumps({"criteria": CRITERIA})
 
 @pytest.fixture
 def world():
-    cfg = with_overrides(RevealConfig(), {"readings": "generate", "uniform_sample_k": 2})
+    cfg = with_overrides(RevealConfig(), {"readings": "generate", "tau": 0.7, "uniform_sample_k": 2})
     enc = BagEncoder()
     items = [QAItem("unit", "q1", "v", "How many times did Alex pick up the red cup?", OPTIONS, "B", ["counting"],
                     evidence=[[0, 10]]),

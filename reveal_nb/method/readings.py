@@ -4,7 +4,7 @@
 
 # %% ../../nbs/03b_readings.ipynb #e9083402
 from __future__ import annotations
-import json, re, string
+import json, re, string, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import numpy as np
@@ -408,6 +408,10 @@ def run_readings(cfg: RevealConfig, llm, enc=None) -> RunReadings:
                                f"{roles['verifier']!r} reads the evidence with the answerer's "
                                f"calibration, fitted for {roles['answerer']!r}: "
                                "give both roles one model")
+    if r.family == "generate" and cfg.tau < 0.5:
+        warnings.warn(f"config: tau = {cfg.tau} is below 0.5, so one criterion a generating "
+                      "verifier half-meets (z = 0.5) makes the evidence sufficient; the paper's "
+                      "generating verifier used tau = 0.7 (--set tau=0.7)")
     if r.family == "likelihood":
         cal = r.require_calibration(llm, enc, cfg)
         if r.verifier == "lines" and not cal.lines:
