@@ -20,7 +20,7 @@ __all__ = ['accuracy_row', 'trace_accuracy', 'paired_rows', 'run_dir', 'Models',
            'evidence_block', 'answer_jobs', 'round_answers', 'stop_round', 'replay_grid', 'choose_tau', 'volume_config',
            'volume_point', 'volume_curve', 'round_points', 'reliability', 'sufficiency_agreement', 'final_verdict',
            'verdict_groups', 'per_type', 'oracle_pieces', 'blind_answers', 'oracle_answers', 'failure_split',
-           'pick_case', 'fallback_case']
+           'mechanism_round', 'pick_case', 'fallback_case']
 
 # %% ../../nbs/08_analysis.ipynb #d330a78f
 def accuracy_row(correct, chance) -> dict:
@@ -381,6 +381,35 @@ def _repaired(t) -> bool:
     return any(any(r["gold_in_cache"]) and not any(t["rounds"][0]["gold_in_cache"])
                for r in t["rounds"][1:])
 
+def mechanism_round(t) -> int | None:
+    """The round where the paper's mechanism ran whole, or None: after an insufficient verdict, a
+    targeted repair query admitted ground-truth evidence the cache lacked, the verdict turned
+    sufficient (and the grader agrees), the loop stopped there and the answer is right."""
+    if not t["correct"] or t.get("stop") != "sufficient": return None
+    rs = t["rounds"]
+    for i in range(1, len(rs)):
+        act, before, now = rs[i].get("action") or {}, rs[i - 1], rs[i]
+        if (act.get("strategy") == "Text Retrieval" and not act.get("fallback")
+                and not (before.get("verdict") or {}).get("sufficient", True)
+                and sum(now["gold_in_cache"]) > sum(before["gold_in_cache"])
+                and (now.get("verdict") or {}).get("sufficient")
+                and now.get("truly_sufficient", True) and i == len(rs) - 1):
+            return i
+    return None
+
+def _case_why(t, head: str) -> str:
+    i = mechanism_round(t)
+    if i is not None:
+        rho = lambda r: t["rounds"][r]["verdict"]["rho"]
+        return (f"{head}; the mechanism ran: insufficient (ρ {rho(i - 1):.2f}), a repair query "
+                f"admitted ground-truth evidence in round {i}, sufficient (ρ {rho(i):.2f})")
+    return (head + (", ground-truth evidence found by a repair round" if _repaired(t) else "")
+            + f", {t['n_rounds']} rounds")
+
+def _case_order(t):
+    return (mechanism_round(t) is None, not (t["n_rounds"] > 1 and _repaired(t)),
+            -t["n_rounds"], t["qid"])
+
 def pick_case(reveal: list[dict], no_rubric: list[dict]) -> tuple[str | None, str]:
     "The case-study question id chosen by the rule, and the reason (or why there is none)."
     nr = {t["qid"]: t for t in no_rubric}
@@ -388,20 +417,15 @@ def pick_case(reveal: list[dict], no_rubric: list[dict]) -> tuple[str | None, st
              if t["correct"] and t["qid"] in nr and nr[t["qid"]]["correct"] is False]
     if not cands: return None, ("no question where the no-rubric variant is wrong and REVEAL is"
                                 " right in these runs")
-    best = sorted(cands, key=lambda t: (not (t["n_rounds"] > 1 and _repaired(t)),
-                                        -t["n_rounds"], t["qid"]))[0]
-    why = ("REVEAL right, no-rubric wrong"
-           + (", ground-truth evidence found by a repair round" if _repaired(best) else "")
-           + f", {best['n_rounds']} rounds")
-    return best["qid"], f"{why} ({len(cands)} candidate{'s' if len(cands) != 1 else ''})"
+    best = sorted(cands, key=_case_order)[0]
+    ran = sum(mechanism_round(t) is not None for t in cands)
+    return best["qid"], (_case_why(best, "REVEAL right, no-rubric wrong")
+                         + f" ({len(cands)} candidate{'s' if len(cands) != 1 else ''}, "
+                         f"{ran} with the mechanism run whole)")
 
 def fallback_case(reveal: list[dict]) -> tuple[str | None, str]:
-    """When the paper's rule finds no case: REVEAL's question that a repair round helped most
-    visibly (right, repaired, most rounds, smallest id)."""
+    """When the paper's rule finds no case: REVEAL's question where the mechanism ran whole, or a
+    repair round helped most visibly (right, repaired, most rounds, smallest id)."""
     if not reveal: return None, "no REVEAL traces"
-    best = sorted(reveal, key=lambda t: (not t["correct"], not _repaired(t), -t["n_rounds"],
-                                         t["qid"]))[0]
-    why = (("REVEAL right" if best["correct"] else "REVEAL wrong")
-           + (", ground-truth evidence found by a repair round" if _repaired(best) else "")
-           + f", {best['n_rounds']} rounds")
-    return best["qid"], why
+    best = sorted(reveal, key=lambda t: (not t["correct"], *_case_order(t)))[0]
+    return best["qid"], _case_why(best, "REVEAL right" if best["correct"] else "REVEAL wrong")
