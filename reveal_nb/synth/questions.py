@@ -154,7 +154,8 @@ def q_negation(truth, rng, state=None):
     # a long video: no place where a temporal-order question's next action is (`kept_apart`)
     busy = set((state or {}).get("next_places", ())) if kept_apart(truth) else set()
     places = [p for p, ix in by_place.items()
-              if p not in busy and len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
+              if p not in busy
+              and len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
     for place in _pick(rng, places, len(places)):
         here = {steps[i]["obj"] for i in by_place[place]}
         elsewhere = [steps[i]["obj"] for o in picks if o not in here and fits(place, o)
