@@ -29,7 +29,9 @@ SIZES = {  # name: {split: (number of videos, seconds each)}
 # 5: `long` is 75 minutes; a video is reused only at the length its size asks for
 # 6: temporal grounding: no two questions share a span's edge, the answer's rank drawn first;
 #    counting: no count over a fifth of a split's counting questions
-GENERATOR_VERSION = 6
+# 7: videos asking each type three times or more (`long`) keep negation places and temporal-order
+#    next actions apart; shorter videos' questions are version 6's, byte for byte
+GENERATOR_VERSION = 7
 WORLD_VERSION = 3   # the event logs, tracks and renderings: unchanged since generator version 3
 
 def video_specs(size: str, seed: int) -> list[tuple[str, str, float, int]]:

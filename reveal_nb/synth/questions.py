@@ -13,10 +13,11 @@ from .claims import (colour_key, unclaimed, named_keys, object_key, place_key,
     claims_of, clashes, entities)
 
 # %% auto #0
-__all__ = ['COUNT_VALUES', 'QUESTION_TYPES', 'DROP_NAMED_MOST', 'ASK_ORDER', 'question_words', 'q_counting', 'count_options',
-           'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding', 'q_temporal_order',
-           'mentions', 'balance_mentions', 'answer_named_most', 'video_questions', 'option_truth', 'check_question',
-           'mark_caption_loss', 'is_sufficient', 'assign_letters', 'split_questions']
+__all__ = ['COUNT_VALUES', 'KEEP_APART_FROM', 'QUESTION_TYPES', 'DROP_NAMED_MOST', 'ASK_ORDER', 'question_words', 'q_counting',
+           'count_options', 'q_negation', 'q_causal', 'q_attribute', 'q_location', 'q_global', 'q_grounding',
+           'q_temporal_order', 'rounds', 'kept_apart', 'mentions', 'balance_mentions', 'answer_named_most',
+           'video_questions', 'option_truth', 'check_question', 'mark_caption_loss', 'is_sufficient', 'assign_letters',
+           'split_questions']
 
 # %% ../../nbs/05c_synth_questions.ipynb #3b3529e4
 def _iv(s): return [s["start"], s["end"]]
@@ -150,8 +151,11 @@ def q_negation(truth, rng, state=None):
     by_place = _by(steps, "pick_up", key=lambda s: s["place"])
     fits = lambda p, o: (unsaid(state, {place_key(p), object_key(o)})
                          and unclaimed(state, place_key(p), object_key(o)))
+    # a long video: no place where a temporal-order question's next action is (`kept_apart`)
+    busy = set((state or {}).get("next_places", ())) if kept_apart(truth) else set()
     places = [p for p, ix in by_place.items()
-              if len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
+              if p not in busy
+              and len({steps[i]["obj"] for i in ix if fits(p, steps[i]["obj"])}) >= 3]
     for place in _pick(rng, places, len(places)):
         here = {steps[i]["obj"] for i in by_place[place]}
         elsewhere = [steps[i]["obj"] for o in picks if o not in here and fits(place, o)
@@ -328,6 +332,9 @@ def q_temporal_order(truth, rng, state=None):
                            and unsaid(state, {object_key(steps[x]["obj"]),
                                               place_key(steps[i]["place"])}))
         if not asked(j): continue
+        # a long video: the next action not in a place a negation question asks about
+        if kept_apart(truth) and steps[j]["place"] in (state or {}).get("negation_places", ()):
+            continue
         ans, kind = _short(steps[j]), steps[j]["kind"]
         same = [x for x, s in enumerate(steps) if s["kind"] == kind
                 and s["obj"] not in (steps[j]["obj"], steps[i]["obj"]) and asked(x)]
@@ -343,6 +350,20 @@ def q_temporal_order(truth, rng, state=None):
     return None
 
 def _anchor_key(s): return (s["kind"], s["obj"], s["surface"], s["place"])
+
+# %% ../../nbs/05c_synth_questions.ipynb #1f2b1b3d
+# from how many questions of each type per video negation places and temporal-order next actions are
+# kept apart (generator 7; fewer: generator 6's questions, unchanged)
+KEEP_APART_FROM = 3
+
+def rounds(truth) -> int:
+    "How many times a video asks each type: once per 15 minutes, at least once."
+    return max(1, round(truth["duration"] / 900))
+
+def kept_apart(truth) -> bool:
+    """Whether the video keeps its negation questions' places and its temporal-order questions'
+    next actions apart."""
+    return rounds(truth) >= KEEP_APART_FROM
 
 # %% ../../nbs/05c_synth_questions.ipynb #5b63783c
 QUESTION_TYPES = {"temporal_order": q_temporal_order, "counting": q_counting,
@@ -417,9 +438,9 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
     state = state if state is not None else {}
     state.setdefault("counts", {})
     # the split's tally, shared; what this video's questions claim and name, its own
-    video = state | dict(claimed=[], named=[])
+    video = state | dict(claimed=[], named=[], negation_places=[], next_places=[])
     out = []
-    for _ in range(max(1, round(truth["duration"] / 900))):
+    for _ in range(rounds(truth)):
         for name in ASK_ORDER:
             for _try in range(3):
                 q = QUESTION_TYPES[name](truth, rng, video)
@@ -430,6 +451,10 @@ def video_questions(truth: dict, seed: int, state: dict | None = None) -> list[d
             else: continue
             out.append(q | dict(video_id=truth["video_id"]))
             video["claimed"] += claims_of(q, truth); video["named"].append(named_keys(q, truth))
+            if name == "negation":
+                video["negation_places"].append(q["question"].split(" in the ")[-1][:-1])
+            if name == "temporal_order":
+                video["next_places"].append(truth["steps"][q["evidence_steps"][1][0]]["place"])
             if name == "counting":
                 state["counts"][int(q["answer"])] = state["counts"].get(int(q["answer"]), 0) + 1
     out = balance_mentions(out, truth, rng)
