@@ -52,7 +52,7 @@ def test_every_report_writes_its_files(tiny):
     assert list(paired.other) == ["m_base", "iter", "offmem", "onmem", "no_rubric"] and set(paired.n) == {2}
     assert (paired.ci_low <= paired.difference).all() and paired.mcnemar_p.between(0, 1).all()
     grid = pd.read_csv(tmp / "figures" / "sweep_theta-0.8.csv")
-    assert len(grid) == 2 * 5 and set(grid.K) == {1, 2}
+    assert len(grid) == 2 * 6 and set(grid.K) == {1, 2} and {0.45, 0.7} <= set(grid.tau)  # the default and the paper's τ
     assert (grid[grid.K == 1].mean_rounds == 1).all()
     sweep = json.loads((tmp / "runs" / "notebooks" / "sweep_theta-0.8.ipynb").read_text())
     title = "".join(next(c for c in sweep["cells"] if c["cell_type"] == "markdown")["source"]).split("\n")[0]
