@@ -385,17 +385,15 @@ def mechanism_round(t) -> int | None:
     """The round where the paper's mechanism ran whole, or None: after an insufficient verdict, a
     targeted repair query admitted ground-truth evidence the cache lacked, the verdict turned
     sufficient (and the grader agrees), the loop stopped there and the answer is right."""
-    if not t["correct"] or t.get("stop") != "sufficient": return None
-    rs = t["rounds"]
-    for i in range(1, len(rs)):
-        act, before, now = rs[i].get("action") or {}, rs[i - 1], rs[i]
-        if (act.get("strategy") == "Text Retrieval" and not act.get("fallback")
-                and not (before.get("verdict") or {}).get("sufficient", True)
-                and sum(now["gold_in_cache"]) > sum(before["gold_in_cache"])
-                and (now.get("verdict") or {}).get("sufficient")
-                and now.get("truly_sufficient", True) and i == len(rs) - 1):
-            return i
-    return None
+    i = len(t["rounds"]) - 1             # a loop that stops as sufficient stops on its last round
+    if not t["correct"] or t.get("stop") != "sufficient" or i < 1: return None
+    before, now = t["rounds"][i - 1], t["rounds"][i]
+    act = now.get("action") or {}
+    ran = (act.get("strategy") == "Text Retrieval" and not act.get("fallback")
+           and not (before.get("verdict") or {}).get("sufficient", True)
+           and sum(now["gold_in_cache"]) > sum(before["gold_in_cache"])
+           and (now.get("verdict") or {}).get("sufficient") and now.get("truly_sufficient", True))
+    return i if ran else None
 
 def _case_why(t, head: str) -> str:
     i = mechanism_round(t)
