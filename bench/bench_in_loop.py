@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_in_loop.py RUN [RUN ...] --seeds 0[,1] [--split test] [--size small]
                                             [--rescore CALIBRATION]
     .venv/bin/python bench/bench_in_loop.py RUN --pooled --seeds 0,1,2   # a `reveal-nb figures` run of pooled seeds
+    .venv/bin/python bench/bench_in_loop.py RUN3 RUN4 --seeds 3,4 --with-pooled RUN --pooled-seeds 0,1,2  # both
 
 For every round of the runs' traces (best from a never-stopping run: `--set early_stop=false --set tau=1.0`),
 the cache the verifier saw and whether it truly held the decisive evidence (chapter 04). Prints:
@@ -27,16 +28,19 @@ from reveal_nb.studies.loop_study import (beyond_type, feature_table, in_loop_ta
     rho_values, round_points)
 
 
-def read_runs(runs, seeds, pooled: bool, size: str, split: str):
+def read_runs(runs, seeds, pooled: bool, size: str, split: str, with_pooled=None, pooled_seeds=()):
     """Round points, traces and items of the runs, every question id marked by its seed (`seed{s}-`): a
-    pooled run (`reveal-nb figures --seeds`) has them marked already, a run per seed gets them here."""
-    items = {it.qid: it for s in seeds for it in (seeded(i, s) for i in load_benchmark(
+    pooled run (`reveal-nb figures --seeds`) has them marked already, a run per seed gets them here.
+    `with_pooled` adds a pooled run of `pooled_seeds` to runs of one seed each."""
+    all_seeds = list(seeds) + [s for s in pooled_seeds if with_pooled]
+    items = {it.qid: it for s in all_seeds for it in (seeded(i, s) for i in load_benchmark(
         "reveal-synth", seed_root(Path("data") / f"reveal-synth-{size}", s), split=split))}
     read = lambda run: read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values()
     traces = (list(read(runs[0])) if pooled else
               [dict(t, qid=f"seed{s}-{t['qid']}") for run, s in zip(runs, seeds) for t in read(run)])
+    traces += list(read(with_pooled)) if with_pooled else []
     stray = next((t["qid"] for t in traces if t["qid"] not in items), None)
-    if stray: sys.exit(f"{stray}: not a question of the {split} split of seeds {seeds}")
+    if stray: sys.exit(f"{stray}: not a question of the {split} split of seeds {all_seeds}")
     return round_points(traces, items), traces, items
 
 
@@ -48,15 +52,19 @@ def main(argv=None):
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--pooled", action="store_true",
                     help="one run folder holding the seeds' questions under seed-prefixed ids (reveal-nb figures)")
+    ap.add_argument("--with-pooled", default="", help="a pooled run folder to add to runs of one seed each")
+    ap.add_argument("--pooled-seeds", default="0,1,2", help="the seeds of --with-pooled")
     a = ap.parse_args(argv)
     cfg = with_overrides(RevealConfig(), a.sets, source="--set")
     seeds = [int(s) for s in a.seeds.split(",")]
     if len(a.runs) != (1 if a.pooled else len(seeds)):
         sys.exit("--pooled: give one run folder" if a.pooled
                  else f"--seeds: give one seed per run folder ({len(a.runs)})")
-    points, traces, items = read_runs(a.runs, seeds, a.pooled, a.size, a.split)
+    pooled_seeds = [int(s) for s in a.pooled_seeds.split(",")] if a.with_pooled else []
+    if a.pooled and a.with_pooled: sys.exit("--pooled and --with-pooled: give one of them")
+    points, traces, items = read_runs(a.runs, seeds, a.pooled, a.size, a.split, a.with_pooled, pooled_seeds)
     t0 = traces[0]
-    print(f"reveal-synth {a.size} {a.split}, seeds {seeds}: {len(traces)} questions, {len(points)} rounds; "
+    print(f"reveal-synth {a.size} {a.split}, seeds {pooled_seeds + seeds}: {len(traces)} questions, {len(points)} rounds; "
           f"backbone {t0['backbone']['model']}, readings {t0['readings']}, rubric pool "
           f"{t0['rubric_pool'].get('name')}; the run's τ = {t0['tau']}, K = {t0['max_rounds']}; "
           f"the tables use τ = {cfg.tau}\n")
