@@ -78,7 +78,7 @@ FIGURE_OUT ?= figures/mini
 figures: env
 	$(BIN)/reveal-nb figures --jobs $(FIGURE_JOBS) --thetas $(FIGURE_THETAS) --out $(FIGURE_OUT)
 
-## The committed figures in figures/: reveal-synth small, three seeds pooled (n = 202, all eight types); hours of
+## The committed figures in figures/: reveal-synth small, three seeds pooled (n = 184, all eight types); hours of
 # both cores from nothing (see bench/README.md), and a rerun resumes from the traces in runs/figures-small/.
 figures-full: env
 	$(BIN)/reveal-nb figures --size small --seeds 0,1,2 --runs runs/figures-small --jobs $(FIGURE_JOBS) \
