@@ -90,7 +90,7 @@ def refresh_windows(nbs_dir="nbs", root=".") -> list[str]:
 # %% ../../nbs/08c_pages.ipynb #abf7b910
 _HEADLINE_ROWS = (("table1_main", "direct", "direct (reads the caption track)"),
                   ("table2_ablation", "m_base", "M_base (one round)"),
-                  ("table2_ablation", "onmem", "+OnMem (all but the rubric)"),
+                  ("table2_ablation", "onmem", "+OnMem (all but the rubric verifier)"),
                   ("table2_ablation", "reveal", "**REVEAL**"))
 _HEADLINE_PAIRS = ("m_base", "onmem", "no_rubric")
 HEADLINE_SOURCES = ("table1_main", "table2_ablation", "table2_paired", "fig4b_calibration")
