@@ -16,7 +16,7 @@ import argparse, json, os, subprocess, sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from pathlib import Path
-from reveal_nb.core import read_jsonl_records
+from reveal_nb.core import atomic_write_json, read_jsonl_records
 from reveal_nb.data.benchmarks import load_benchmark
 from reveal_nb.report.analysis import paired_rows, trace_accuracy
 from reveal_nb.report.notebooks import seed_root, seeded
@@ -44,7 +44,7 @@ def run_seed(config: dict, variant: str, seed: int, size: str, split: str, out: 
     "`reveal-nb eval` of one variant on one seed's split, with its pooled run's config; resumes."
     out.parent.mkdir(parents=True, exist_ok=True)
     config_file = out.parent / f"{out.name}-config.json"
-    config_file.write_text(json.dumps({"config": config}, indent=1))
+    atomic_write_json(config_file, {"config": config})
     cli = Path(sys.executable).with_name("reveal-nb")
     cmd = [str(cli), "eval", "--size", size, "--root", str(seed_root(Path("data") / f"reveal-synth-{size}", seed)),
            "--split", split, "--config", str(config_file), "--set", f"seed={seed}", "--variant", variant,
