@@ -32,7 +32,7 @@ def read_runs(runs, seeds, pooled: bool, size: str, split: str, with_pooled=None
     """Round points, traces and items of the runs, every question id marked by its seed (`seed{s}-`): a
     pooled run (`reveal-nb figures --seeds`) has them marked already, a run per seed gets them here.
     `with_pooled` adds a pooled run of `pooled_seeds` to runs of one seed each."""
-    all_seeds = list(seeds) + [s for s in pooled_seeds if with_pooled]
+    all_seeds = list(seeds) + list(pooled_seeds)
     items = {it.qid: it for s in all_seeds for it in (seeded(i, s) for i in load_benchmark(
         "reveal-synth", seed_root(Path("data") / f"reveal-synth-{size}", s), split=split))}
     read = lambda run: read_jsonl_records(Path(run) / "traces.jsonl", key="qid").values()

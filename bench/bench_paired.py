@@ -17,9 +17,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from pathlib import Path
 from reveal_nb.core import atomic_write_json, read_jsonl_records
-from reveal_nb.data.benchmarks import load_benchmark
 from reveal_nb.report.analysis import paired_rows, trace_accuracy
-from reveal_nb.report.notebooks import seed_root, seeded
+from reveal_nb.report.notebooks import report_items, seed_root
 from reveal_nb.studies.loop_study import loop_behaviour
 
 
@@ -73,8 +72,8 @@ def main(argv=None):
         for s in seeds:
             for label, r in zip(labels, records):
                 run_seed(r["config"], r["variant"], s, a.size, a.split, Path(a.out) / f"{label}-seed{s}")
-    items = {it.qid: it for s in pooled_seeds + seeds for it in (seeded(i, s) for i in load_benchmark(
-        "reveal-synth", seed_root(Path("data") / f"reveal-synth-{a.size}", s), split=a.split))}
+    items = {it.qid: it for it in report_items("reveal-synth", Path("data") / f"reveal-synth-{a.size}", a.split,
+                                                a.size, seeds=pooled_seeds + seeds)}
     runs = {label: traces_of(f, None) + [t for s in seeds for t in traces_of(Path(a.out) / f"{label}-seed{s}", s)]
             for label, f in zip(labels, folders)}
     stray = next((t["qid"] for ts in runs.values() for t in ts if t["qid"] not in items), None)
